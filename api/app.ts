@@ -1,0 +1,34 @@
+// Builds the web role's Express app from injected dependencies; never listens (server.ts does).
+import cookieParser from 'cookie-parser';
+import express, { type Express } from 'express';
+import type { AppDeps } from './deps';
+import { requireApiKey } from './middleware/auth';
+import { errorHandler, notFoundHandler } from './middleware/errors';
+import { requestLog } from './middleware/requestLog';
+import { authRoutes } from './routes/auth';
+import { externalWebsiteWriteRoutes } from './routes/external/websites';
+import { healthRoutes } from './routes/health';
+import { teamRoutes } from './routes/teams';
+import { userRoutes } from './routes/users';
+import { websiteRoutes } from './routes/websites';
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.TRUST_PROXY);
+  app.set('query parser', 'simple');
+  app.use(requestLog(deps.logger, deps.metrics));
+  app.use(healthRoutes(deps));
+
+  const json = express.json({ limit: '1mb', strict: true });
+  app.use('/api', cookieParser(), json);
+  app.use('/api/auth', authRoutes(deps));
+  app.use('/api/users', userRoutes(deps));
+  app.use('/api/websites', websiteRoutes(deps));
+  app.use('/api/teams', teamRoutes(deps));
+  app.use('/api/external/v1', requireApiKey(deps.pool), externalWebsiteWriteRoutes(deps));
+
+  app.use(notFoundHandler());
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,37 @@
+// Zod at the edge: a failed parse becomes 400 VALIDATION_ERROR naming the field.
+import type { Request } from 'express';
+import type { z } from 'zod';
+import { badRequest, notFound } from '../../lib/errors';
+
+export function describeZodError(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const field = issue.path.join('.');
+  return field ? `${field}: ${issue.message}` : issue.message;
+}
+
+export function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw badRequest(describeZodError(result.error));
+  return result.data;
+}
+
+export function parseBody<S extends z.ZodType>(schema: S, req: Request): z.infer<S> {
+  if (req.body === undefined || req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
+    throw badRequest('Request body must be a JSON object');
+  }
+  return parse(schema, req.body);
+}
+
+/** Unknown query parameters are ignored: the schemas are plain (stripping) objects. */
+export function parseQuery<S extends z.ZodType>(schema: S, req: Request): z.infer<S> {
+  return parse(schema, req.query);
+}
+
+/** A path id that is not a UUID cannot name anything: 404, like an id that names nothing. */
+export function pathUuid(req: Request, name: string, what: string): string {
+  const value = req.params[name];
+  if (typeof value !== 'string' || !UUID.test(value)) throw notFound(`${what} not found`);
+  return value.toLowerCase();
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,0 +1,76 @@
+// /api/auth: register, login, logout, and JWT renewal from the session cookie (DESIGN §3 "Accounts").
+import { Router, type CookieOptions, type Request, type Response } from 'express';
+import { loginBody, registerBody } from '../../lib/accounts/schemas';
+import { getTeam } from '../../lib/accounts/teams';
+import { authenticateUser, createUser, getUser, publicUser, type UserRow } from '../../lib/accounts/users';
+import { createLoginThrottle } from '../../lib/auth/throttle';
+import { createSession, deleteSession, SESSION_COOKIE, SESSION_TTL_MS, signJwt } from '../../lib/auth/tokens';
+import { forbidden, unauthorized } from '../../lib/errors';
+import type { AppDeps } from '../deps';
+import { requireSession } from '../middleware/auth';
+import { sendData } from '../middleware/envelope';
+import { parseBody } from '../middleware/validate';
+
+export function authRoutes(deps: AppDeps): Router {
+  const { pool, config } = deps;
+  const router = Router();
+  const throttle = createLoginThrottle(deps.redis, config.REDIS_PREFIX, config.JWT_SECRET);
+  const cookieOptions: CookieOptions = {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: config.PUBLIC_URL.startsWith('https:'),
+    path: '/',
+  };
+
+  async function signIn(res: Response, user: UserRow, status: number) {
+    const session = await createSession(pool, user.id);
+    res.cookie(SESSION_COOKIE, session.token, { ...cookieOptions, maxAge: SESSION_TTL_MS });
+    const team = user.default_team_id ? await getTeam(pool, user.default_team_id) : undefined;
+    sendData(
+      res,
+      {
+        user: publicUser(user),
+        team: team && { id: team.id, name: team.name, plan: team.plan },
+        token: signJwt(config.JWT_SECRET, user.id),
+      },
+      status,
+    );
+  }
+
+  router.post('/register', async (req, res) => {
+    if (!config.ALLOW_SIGNUP) throw forbidden('Sign-up is disabled on this server');
+    const body = parseBody(registerBody, req);
+    const { user } = await createUser(pool, body);
+    await signIn(res, user, 201);
+  });
+
+  router.post('/login', async (req: Request, res) => {
+    const body = parseBody(loginBody, req);
+    const clientIp = req.ip ?? 'unknown';
+    await throttle.check(body.email, clientIp);
+    let user: UserRow;
+    try {
+      user = await authenticateUser(pool, body.email, body.password);
+    } catch (err) {
+      await throttle.fail(body.email, clientIp);
+      throw err;
+    }
+    await throttle.succeed(body.email);
+    await signIn(res, user, 200);
+  });
+
+  router.post('/logout', async (req, res) => {
+    const token = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
+    if (token) await deleteSession(pool, token);
+    res.clearCookie(SESSION_COOKIE, cookieOptions);
+    sendData(res, { logged_out: true });
+  });
+
+  router.post('/token', requireSession(pool), async (_req, res) => {
+    const user = await getUser(pool, res.locals.userId as string);
+    if (!user) throw unauthorized('Session user no longer exists');
+    sendData(res, { token: signJwt(config.JWT_SECRET, user.id), expires_in: 3600 });
+  });
+
+  return router;
+}

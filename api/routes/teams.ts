@@ -1,0 +1,99 @@
+// /api/teams/:teamId: API keys (admin), permissions, usage and members (any active member).
+import { Router } from 'express';
+import type { Pool } from 'pg';
+import { apiKeyView, createApiKey, listApiKeys, revokeApiKey } from '../../lib/accounts/apiKeys';
+import { listMembers, memberView } from '../../lib/accounts/members';
+import { createApiKeyBody } from '../../lib/accounts/schemas';
+import { countActiveMembers, countWebsites, hasRole, planLimits, requireTeamRole } from '../../lib/accounts/teams';
+import { listWebsitesForTeam } from '../../lib/accounts/websites';
+import type { ClickHouseClient } from '../../lib/clickhouse/client';
+import type { AppDeps } from '../deps';
+import { requireJwt, userId } from '../middleware/auth';
+import { sendData } from '../middleware/envelope';
+import { parseBody, pathUuid } from '../middleware/validate';
+
+export function teamRoutes(deps: AppDeps): Router {
+  const { pool } = deps;
+  const router = Router();
+  router.use(requireJwt(deps.config.JWT_SECRET));
+  const team = (req: Parameters<typeof pathUuid>[0]) => pathUuid(req, 'teamId', 'Team');
+
+  router.post('/:teamId/api-keys', async (req, res) => {
+    const { team: t } = await requireTeamRole(pool, team(req), userId(res), 'admin');
+    const body = parseBody(createApiKeyBody, req);
+    sendData(res, await createApiKey(pool, t.id, userId(res), body), 201);
+  });
+
+  router.get('/:teamId/api-keys', async (req, res) => {
+    const { team: t } = await requireTeamRole(pool, team(req), userId(res), 'admin');
+    sendData(res, { api_keys: (await listApiKeys(pool, t.id)).map(apiKeyView) });
+  });
+
+  router.delete('/:teamId/api-keys/:keyId', async (req, res) => {
+    const { team: t } = await requireTeamRole(pool, team(req), userId(res), 'admin');
+    await revokeApiKey(pool, t.id, pathUuid(req, 'keyId', 'API key'));
+    sendData(res, { deleted: true });
+  });
+
+  router.get('/:teamId/permissions', async (req, res) => {
+    const { team: t, role } = await requireTeamRole(pool, team(req), userId(res), 'viewer');
+    const limits = planLimits(t);
+    sendData(res, {
+      team_id: t.id,
+      role,
+      plan: t.plan_label ?? t.plan,
+      plan_limits: {
+        maxWebsites: limits.maxWebsites,
+        maxTeamMembers: limits.maxTeamMembers,
+        eventsPerMonth: limits.eventsPerMonth,
+        dataRetentionDays: limits.dataRetentionDays,
+      },
+      current_usage: { websites: await countWebsites(pool, t.id), team_members: await countActiveMembers(pool, t.id) },
+      permissions: {
+        can_manage_billing: role === 'owner',
+        can_manage_team: hasRole(role, 'admin'),
+        can_edit_settings: hasRole(role, 'editor'),
+        can_view: true,
+      },
+    });
+  });
+
+  router.get('/:teamId/usage', async (req, res) => {
+    const { team: t } = await requireTeamRole(pool, team(req), userId(res), 'viewer');
+    const limits = planLimits(t);
+    const now = new Date();
+    const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+    sendData(res, {
+      team_id: t.id,
+      plan: t.plan_label ?? t.plan,
+      period: { start: start.toISOString(), end: now.toISOString() },
+      usage: {
+        events: await eventsSince(deps.clickhouse, pool, t.id, start),
+        events_limit: limits.eventsPerMonth,
+        websites: await countWebsites(pool, t.id),
+        websites_limit: limits.maxWebsites,
+        team_members: await countActiveMembers(pool, t.id),
+        team_members_limit: limits.maxTeamMembers,
+      },
+    });
+  });
+
+  router.get('/:teamId/members', async (req, res) => {
+    const { team: t } = await requireTeamRole(pool, team(req), userId(res), 'viewer');
+    sendData(res, (await listMembers(pool, t.id)).map((m) => memberView(m, true)));
+  });
+  return router;
+}
+
+async function eventsSince(clickhouse: ClickHouseClient, pool: Pool, teamId: string, start: Date): Promise<number> {
+  const ids = (await listWebsitesForTeam(pool, teamId)).map((w) => w.id);
+  if (ids.length === 0) return 0;
+  const rows = await (
+    await clickhouse.query({
+      query: 'SELECT count() AS n FROM events WHERE website_id IN {ids:Array(UUID)} AND ts >= {start:DateTime64(3)}',
+      query_params: { ids, start: start.getTime() / 1000 },
+      format: 'JSONEachRow',
+    })
+  ).json<{ n: string }>();
+  return Number(rows[0]?.n ?? 0);
+}

@@ -1,0 +1,35 @@
+// /api/users/me: the caller's profile and password.
+import { Router } from 'express';
+import { changePasswordBody, updateProfileBody } from '../../lib/accounts/schemas';
+import { changePassword, getUser, publicUser, updateProfile } from '../../lib/accounts/users';
+import { sha256Hex, SESSION_COOKIE } from '../../lib/auth/tokens';
+import { notFound } from '../../lib/errors';
+import type { AppDeps } from '../deps';
+import { requireJwt, userId } from '../middleware/auth';
+import { sendData } from '../middleware/envelope';
+import { parseBody } from '../middleware/validate';
+
+export function userRoutes({ pool, config }: AppDeps): Router {
+  const router = Router();
+  router.use(requireJwt(config.JWT_SECRET));
+
+  router.get('/me', async (_req, res) => {
+    const user = await getUser(pool, userId(res));
+    if (!user) throw notFound('User not found');
+    sendData(res, publicUser(user));
+  });
+
+  router.put('/me', async (req, res) => {
+    const body = parseBody(updateProfileBody, req);
+    sendData(res, publicUser(await updateProfile(pool, userId(res), body)));
+  });
+
+  router.put('/me/password', async (req, res) => {
+    const body = parseBody(changePasswordBody, req);
+    const cookie = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
+    await changePassword(pool, userId(res), body.current_password, body.new_password, cookie && sha256Hex(cookie));
+    sendData(res, { updated: true });
+  });
+
+  return router;
+}

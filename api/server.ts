@@ -1,0 +1,57 @@
+// Boots the web role: migrations, connections, the HTTP listener, and a graceful SIGTERM.
+import type { Server } from 'node:http';
+import { createClickHouse } from '../lib/clickhouse/client';
+import { configOrExit, type Config } from '../lib/config';
+import { createPool, ensureDatabase } from '../lib/db/pool';
+import { migrate } from '../lib/db/migrate';
+import { createLogger } from '../lib/log';
+import { createMetrics } from '../lib/metrics';
+import { onShutdown } from '../lib/process/shutdown';
+import { createRedis, warnUnlessNoEviction, waitReady } from '../lib/redis';
+import { createApp } from './app';
+
+export async function startWeb(config: Config): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
+  const logger = createLogger(config.LOG_LEVEL, 'web');
+  await ensureDatabase(config.DATABASE_URL);
+  const pool = createPool(config.DATABASE_URL);
+  const clickhouse = createClickHouse({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE });
+  const redis = createRedis(config.REDIS_URL, 'request', 'tidemark-web');
+  await waitReady(redis, 10_000);
+  await warnUnlessNoEviction(redis, logger);
+  await migrate({
+    pool,
+    clickhouse,
+    clickhouseUrl: config.CLICKHOUSE_URL,
+    clickhouseDatabase: config.CLICKHOUSE_DATABASE,
+    clickhouseCluster: config.CLICKHOUSE_CLUSTER,
+    logger,
+  });
+  const app = createApp({ config, pool, redis, clickhouse, logger, metrics: createMetrics('web') });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(config.PORT, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  logger.info({ port }, 'web listening');
+  return {
+    server,
+    port,
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await Promise.allSettled([pool.end(), clickhouse.close(), redis.quit()]);
+      logger.info('web stopped');
+    },
+  };
+}
+
+if (require.main === module) {
+  const config = configOrExit();
+  startWeb(config).then(
+    (web) => onShutdown(() => web.stop()),
+    (err: Error) => {
+      process.stderr.write(`web failed to start: ${err.message}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,52 @@
+// The clock role (exactly one per deployment): a node-cron table that only enqueues. Job ids are
+// deterministic per (job, scheduled minute), so a clock restarted within the minute cannot enqueue twice.
+import cron, { type ScheduledTask } from 'node-cron';
+import { configOrExit, type Config } from '../lib/config';
+import { createLogger } from '../lib/log';
+import { onShutdown } from '../lib/process/shutdown';
+import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
+import { SCHEDULED_JOBS } from './registry';
+
+export function scheduledJobId(name: string, at: Date): string {
+  const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
+  return `${name}:${minute.toISOString()}`;
+}
+
+export async function startClock(config: Config): Promise<{ stop(): Promise<void> }> {
+  const logger = createLogger(config.LOG_LEVEL, 'clock');
+  const queue = createProducerQueue(QUEUE_NAMES.jobs, config.REDIS_URL, config.REDIS_PREFIX);
+  const tasks: ScheduledTask[] = SCHEDULED_JOBS.map((job) =>
+    cron.schedule(
+      job.cron,
+      async () => {
+        const jobId = scheduledJobId(job.name, new Date());
+        try {
+          await queue.add(job.name, {}, { jobId, removeOnComplete: 1000, removeOnFail: 5000, attempts: 3, backoff: { type: 'exponential', delay: 30_000 } });
+          logger.info({ job: job.name, jobId }, 'job enqueued');
+        } catch (err) {
+          logger.error({ job: job.name, err: (err as Error).message }, 'could not enqueue job');
+        }
+      },
+      { timezone: 'UTC', name: job.name },
+    ),
+  );
+  logger.info({ jobs: SCHEDULED_JOBS.map((j) => `${j.name} (${j.cron})`) }, 'clock started');
+  return {
+    async stop() {
+      await Promise.all(tasks.map((t) => t.stop()));
+      await queue.close();
+      logger.info('clock stopped');
+    },
+  };
+}
+
+if (require.main === module) {
+  const config = configOrExit();
+  startClock(config).then(
+    (clock) => onShutdown(() => clock.stop()),
+    (err: Error) => {
+      process.stderr.write(`clock failed to start: ${err.message}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,25 @@
+// Every scheduled job: its cron line (UTC) and its body. The clock only enqueues; workers run bodies.
+import type { Pool } from 'pg';
+import type { ClickHouseClient } from '../lib/clickhouse/client';
+import type { Logger } from '../lib/log';
+import { expireSessions } from './expireSessions';
+
+export interface JobContext {
+  pool: Pool;
+  clickhouse: ClickHouseClient;
+  logger: Logger;
+}
+
+export interface ScheduledJob {
+  name: string;
+  cron: string;
+  run(ctx: JobContext): Promise<unknown>;
+}
+
+export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
+  { name: 'expire-sessions', cron: '17 * * * *', run: (ctx) => expireSessions(ctx.pool) },
+];
+
+export function findJob(name: string): ScheduledJob | undefined {
+  return SCHEDULED_JOBS.find((j) => j.name === name);
+}

@@ -1,0 +1,84 @@
+// Request schemas of the account, website, key, goal and member endpoints. Unknown fields are stripped
+// (zod's default for z.object), every string and array is capped (DESIGN §2 rule 2).
+import { z } from 'zod';
+import { ROLE_NAMES } from '../plans';
+
+export const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
+export const password = z.string().min(8, 'must be at least 8 characters').max(512);
+const fullName = z.string().trim().min(1).max(200);
+const domainName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253)
+  .regex(/^(?=.{1,253}$)(localhost|([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}|\d{1,3}(\.\d{1,3}){3})(:\d{1,5})?$/, 'must be a domain name such as example.com');
+const websiteName = z.string().trim().min(1).max(200);
+export const timezone = z
+  .string()
+  .max(64)
+  .refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be an IANA time zone such as Europe/Berlin');
+export const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID');
+export const role = z.enum(ROLE_NAMES);
+
+export const registerBody = z.object({ email, password, full_name: fullName.optional() });
+export const loginBody = z.object({ email, password: z.string().min(1).max(512) });
+export const updateProfileBody = z.object({
+  full_name: fullName.nullable().optional(),
+  avatar_url: z.string().url().max(2048).nullable().optional(),
+});
+export const changePasswordBody = z.object({ current_password: z.string().min(1).max(512), new_password: password });
+
+export const createWebsiteBody = z.object({
+  domain: domainName,
+  name: websiteName,
+  team_id: uuid.optional(),
+  timezone: timezone.optional(),
+});
+export const externalCreateWebsiteBody = z.object({ domain: domainName, name: websiteName });
+
+export const updateGeneralBody = z.object({
+  domain: domainName.optional(),
+  name: websiteName.optional(),
+  timezone: timezone.optional(),
+  primary_color: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, 'must be a hex colour such as #1a2b3c')
+    .nullable()
+    .optional(),
+  kpi_goal: z.number().finite().nonnegative().max(1e12).nullable().optional(),
+  public_dashboard: z.boolean().optional(),
+  allowed_domains: z.array(domainName).max(100).optional(),
+});
+
+export const createApiKeyBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    permission: z.enum(['full_access', 'site_access']),
+    website_id: uuid.optional(),
+  })
+  .refine((b) => (b.permission === 'site_access') === (b.website_id !== undefined), {
+    message: 'website_id is required for site_access keys and not allowed for full_access keys',
+    path: ['website_id'],
+  });
+
+export const goalName = z.string().trim().min(1).max(200);
+export const createGoalBody = z.object({ name: goalName, is_active: z.boolean().optional() });
+export const updateGoalBody = z.object({ name: goalName.optional(), is_active: z.boolean().optional() });
+
+export const addMemberBody = z.object({ email, role: role.optional() });
+export const changeRoleBody = z.object({ role });
+
+export type RegisterBody = z.infer<typeof registerBody>;
+export type CreateWebsiteBody = z.infer<typeof createWebsiteBody>;
+export type UpdateGeneralBody = z.infer<typeof updateGeneralBody>;
+export type CreateApiKeyBody = z.infer<typeof createApiKeyBody>;
+export type CreateGoalBody = z.infer<typeof createGoalBody>;
+export type UpdateGoalBody = z.infer<typeof updateGoalBody>;
+export type UpdateProfileBody = z.infer<typeof updateProfileBody>;

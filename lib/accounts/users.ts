@@ -1,0 +1,133 @@
+// Users and their personal teams.
+import type { Pool, PoolClient } from 'pg';
+import { burnVerifyTime, hashPassword, verifyPassword } from '../auth/passwords';
+import { withTransaction } from '../db/pool';
+import { conflict, isUniqueViolation, notFound, unauthorized } from '../errors';
+import type { RegisterBody, UpdateProfileBody } from './schemas';
+
+export interface UserRow {
+  id: string;
+  email: string;
+  full_name: string | null;
+  avatar_url: string | null;
+  default_team_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const USER_COLUMNS = 'id, email, full_name, avatar_url, default_team_id, created_at, updated_at';
+
+export function publicUser(u: UserRow) {
+  return {
+    id: u.id,
+    email: u.email,
+    full_name: u.full_name,
+    avatar_url: u.avatar_url,
+    default_team_id: u.default_team_id,
+    created_at: u.created_at.toISOString(),
+    updated_at: u.updated_at.toISOString(),
+  };
+}
+
+/** Creates a user with a personal team on the free plan, where they are the owner. */
+export async function createUser(pool: Pool, input: RegisterBody) {
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await withTransaction(pool, async (client) => {
+      const user = (
+        await client.query<UserRow>(
+          `INSERT INTO users (email, password_hash, full_name) VALUES ($1, $2, $3) RETURNING ${USER_COLUMNS}`,
+          [input.email, passwordHash, input.full_name ?? null],
+        )
+      ).rows[0];
+      const team = await createPersonalTeam(client, user);
+      const updated = (
+        await client.query<UserRow>(`UPDATE users SET default_team_id = $2 WHERE id = $1 RETURNING ${USER_COLUMNS}`, [
+          user.id,
+          team.id,
+        ])
+      ).rows[0];
+      return { user: updated, team };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict('An account with this email already exists');
+    throw err;
+  }
+}
+
+async function createPersonalTeam(client: PoolClient, user: UserRow) {
+  const name = user.full_name ? `${user.full_name}'s team` : `${user.email.split('@')[0]}'s team`;
+  const team = (
+    await client.query<{ id: string; name: string; plan: string; created_at: Date }>(
+      'INSERT INTO teams (name) VALUES ($1) RETURNING id, name, plan, created_at',
+      [name],
+    )
+  ).rows[0];
+  await client.query(`INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, 'owner')`, [team.id, user.id]);
+  return team;
+}
+
+/** Same error for an unknown email and a wrong password, and the same time taken. */
+export async function authenticateUser(pool: Pool, email: string, password: string): Promise<UserRow> {
+  const { rows } = await pool.query<UserRow & { password_hash: string }>(
+    `SELECT ${USER_COLUMNS}, password_hash FROM users WHERE lower(email) = lower($1)`,
+    [email],
+  );
+  const found = rows[0];
+  if (!found) {
+    await burnVerifyTime(password);
+    throw unauthorized('Invalid email or password');
+  }
+  if (!(await verifyPassword(found.password_hash, password))) throw unauthorized('Invalid email or password');
+  const { password_hash: _omit, ...user } = found;
+  return user;
+}
+
+export async function getUser(pool: Pool, userId: string): Promise<UserRow | undefined> {
+  const { rows } = await pool.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
+  return rows[0];
+}
+
+export async function findUserByEmail(pool: Pool, email: string): Promise<UserRow | undefined> {
+  const { rows } = await pool.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [email]);
+  return rows[0];
+}
+
+export async function updateProfile(pool: Pool, userId: string, body: UpdateProfileBody): Promise<UserRow> {
+  const { rows } = await pool.query<UserRow>(
+    `UPDATE users SET
+       full_name = CASE WHEN $2 THEN $3 ELSE full_name END,
+       avatar_url = CASE WHEN $4 THEN $5 ELSE avatar_url END,
+       updated_at = now()
+     WHERE id = $1 RETURNING ${USER_COLUMNS}`,
+    [userId, body.full_name !== undefined, body.full_name ?? null, body.avatar_url !== undefined, body.avatar_url ?? null],
+  );
+  if (!rows[0]) throw notFound('User not found');
+  return rows[0];
+}
+
+/** Sets a new password and ends every other session of the user. */
+export async function setPassword(pool: Pool, userId: string, newPassword: string, keepSessionHash?: string): Promise<void> {
+  const hash = await hashPassword(newPassword);
+  await withTransaction(pool, async (client) => {
+    await client.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [userId, hash]);
+    await client.query('DELETE FROM user_sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2', [
+      userId,
+      keepSessionHash ?? null,
+    ]);
+  });
+}
+
+export async function changePassword(
+  pool: Pool,
+  userId: string,
+  current: string,
+  next: string,
+  keepSessionHash?: string,
+): Promise<void> {
+  const { rows } = await pool.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [userId]);
+  if (!rows[0] || !(await verifyPassword(rows[0].password_hash, current))) {
+    throw unauthorized('Current password is incorrect');
+  }
+  await setPassword(pool, userId, next, keepSessionHash);
+}

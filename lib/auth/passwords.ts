@@ -1,0 +1,23 @@
+// argon2id via @node-rs/argon2 (the `argon2` binary crashes on this platform).
+import { Algorithm, hash, verify } from '@node-rs/argon2';
+
+const OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, OPTIONS);
+}
+
+export async function verifyPassword(stored: string, password: string): Promise<boolean> {
+  try {
+    return await verify(stored, password);
+  } catch {
+    return false;
+  }
+}
+
+// Verifying against this keeps an unknown email as slow as a wrong password, so timing reveals nothing.
+let dummyHash: Promise<string> | undefined;
+export async function burnVerifyTime(password: string): Promise<void> {
+  dummyHash ??= hashPassword('tidemark-timing-equaliser');
+  await verifyPassword(await dummyHash, password);
+}

@@ -1,0 +1,21 @@
+// The only way any role reaches ClickHouse: @clickhouse/client against CLICKHOUSE_URL, which is the embedded
+// store role by default and a real server or cluster in a scaled deployment (DESIGN §1).
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+
+export type { ClickHouseClient };
+
+export interface ClickHouseTarget {
+  url: string;
+  database: string;
+}
+
+export function createClickHouse(target: ClickHouseTarget, opts: { requestTimeoutMs?: number } = {}): ClickHouseClient {
+  return createClient({
+    url: target.url,
+    database: target.database,
+    request_timeout: opts.requestTimeoutMs ?? 60_000,
+    // Event ids and counters are 64-bit; keep them exact as strings rather than lossy JS numbers.
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+    application: 'tidemark',
+  });
+}

@@ -1,0 +1,135 @@
+// The one reader of process.env (DESIGN §2 rule 1). Every variable of DESIGN §3 "Configuration" lives here,
+// parsed with zod; a bad value stops start-up with one line naming the variable.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const port = z.coerce.number().int().min(1).max(65535);
+
+const url = (protocols: string[]) =>
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL (${protocols.join(' or ')})` },
+  );
+
+const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain identifier');
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: port.default(3000),
+  PUBLIC_URL: url(['http:', 'https:']).optional(),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/tidemark'),
+  REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  DEDUPE_REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only').default('tidemark'),
+  CLICKHOUSE_URL: url(['http:', 'https:']).optional(),
+  CLICKHOUSE_DATABASE: identifier.default('tidemark'),
+  CLICKHOUSE_CLUSTER: identifier.optional(),
+  STORE_PORT: port.default(8123),
+  DATA_DIR: z.string().min(1).default('./data'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  TRUST_PROXY: bool.default(false),
+  ALLOW_SIGNUP: bool.default(true),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: url(['http:', 'https:']).optional(),
+  OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  GEOIP_CITY_DB_V4: z.string().min(1).optional(),
+  GEOIP_CITY_DB_V6: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+type Env = z.infer<typeof envSchema>;
+
+export type Config = Omit<Env, 'PUBLIC_URL' | 'CLICKHOUSE_URL' | 'DEDUPE_REDIS_URL' | 'JWT_SECRET' | 'DATA_DIR'> & {
+  PUBLIC_URL: string;
+  CLICKHOUSE_URL: string;
+  /** True when CLICKHOUSE_URL was not set: this install runs the embedded store role. */
+  EMBEDDED_STORE: boolean;
+  DEDUPE_REDIS_URL: string;
+  JWT_SECRET: string;
+  DATA_DIR: string;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, reason: string) {
+    super(`invalid configuration: ${variable} ${reason}`);
+  }
+}
+
+/** Parses an environment (process.env by default). Throws ConfigError naming the first bad variable. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = source[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = envSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue.path[0]);
+    throw new ConfigError(variable, `${issue.message} (got ${JSON.stringify(raw[variable] ?? '')})`);
+  }
+  const env = parsed.data;
+  const dataDir = path.resolve(env.DATA_DIR);
+  return {
+    ...env,
+    DATA_DIR: dataDir,
+    PUBLIC_URL: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
+    CLICKHOUSE_URL: env.CLICKHOUSE_URL ?? `http://127.0.0.1:${env.STORE_PORT}`,
+    EMBEDDED_STORE: env.CLICKHOUSE_URL === undefined,
+    DEDUPE_REDIS_URL: env.DEDUPE_REDIS_URL ?? env.REDIS_URL,
+    JWT_SECRET: env.JWT_SECRET ?? jwtSecretFor(env.NODE_ENV, dataDir),
+  };
+}
+
+/** Outside production a missing JWT_SECRET is generated once and kept under DATA_DIR, so restarts keep sessions. */
+function jwtSecretFor(nodeEnv: Env['NODE_ENV'], dataDir: string): string {
+  if (nodeEnv === 'production') throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production');
+  const file = path.join(dataDir, 'jwt-secret');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    fs.mkdirSync(dataDir, { recursive: true });
+    const secret = randomBytes(48).toString('base64url');
+    try {
+      fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+      return secret;
+    } catch {
+      // Another process won the race to create it; use theirs.
+      return fs.readFileSync(file, 'utf8').trim();
+    }
+  }
+}
+
+let cached: Config | undefined;
+
+/** The process configuration, parsed once. Entry points call this; libraries receive Config as a parameter. */
+export function config(): Config {
+  cached ??= loadConfig();
+  return cached;
+}
+
+/** For entry points: parse or exit with the one-line reason. */
+export function configOrExit(): Config {
+  try {
+    return config();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+}

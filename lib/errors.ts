@@ -1,0 +1,23 @@
+// Typed errors (DESIGN §2 rule 6). Thrown anywhere, rendered in one place by api/middleware/errors.ts.
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export const badRequest = (message: string, code = 'VALIDATION_ERROR') => new HttpError(400, code, message);
+export const unauthorized = (message = 'Authentication required') => new HttpError(401, 'UNAUTHORIZED', message);
+export const forbidden = (message = 'Insufficient permission', code = 'FORBIDDEN') => new HttpError(403, code, message);
+export const notFound = (message = 'Not found') => new HttpError(404, 'NOT_FOUND', message);
+export const conflict = (message: string) => new HttpError(409, 'CONFLICT', message);
+
+/** PostgreSQL unique_violation, for turning a lost insert race into a 409. */
+export function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === '23505';
+}

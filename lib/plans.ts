@@ -1,0 +1,69 @@
+// Plans and their limits (DESIGN §3 "Plans"). Billing is out of scope: operators set plans with the CLI.
+import { z } from 'zod';
+
+export const PLAN_NAMES = ['free', 'pro', 'scale', 'enterprise'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+export const ROLE_NAMES = ['viewer', 'editor', 'admin', 'owner'] as const;
+export type Role = (typeof ROLE_NAMES)[number];
+export const ROLE_RANK: Record<Role, number> = { viewer: 1, editor: 2, admin: 3, owner: 4 };
+
+/** Legacy names are accepted and reported back (spec "Limits": Starter counts as Pro, Professional as Scale). */
+export const LEGACY_PLANS: Record<string, PlanName> = { starter: 'pro', professional: 'scale' };
+
+export interface PlanLimits {
+  requestsPerMinute: number;
+  requestsPerMonth: number;
+  maxWebsites: number | null;
+  maxTeamMembers: number | null;
+  eventsPerMonth: number;
+  dataRetentionDays: number;
+}
+
+export const PLANS: Record<PlanName, PlanLimits> = {
+  free: { requestsPerMinute: 10, requestsPerMonth: 1_000, maxWebsites: 1, maxTeamMembers: 1, eventsPerMonth: 10_000, dataRetentionDays: 30 },
+  pro: { requestsPerMinute: 30, requestsPerMonth: 10_000, maxWebsites: 10, maxTeamMembers: 5, eventsPerMonth: 1_000_000, dataRetentionDays: 365 },
+  scale: { requestsPerMinute: 60, requestsPerMonth: 100_000, maxWebsites: 50, maxTeamMembers: 20, eventsPerMonth: 10_000_000, dataRetentionDays: 730 },
+  enterprise: { requestsPerMinute: 120, requestsPerMonth: 1_000_000, maxWebsites: null, maxTeamMembers: null, eventsPerMonth: 100_000_000, dataRetentionDays: 1825 },
+};
+
+const PLAN_RANK: Record<PlanName, number> = { free: 0, pro: 1, scale: 2, enterprise: 3 };
+
+export function planAtLeast(plan: PlanName, minimum: PlanName): boolean {
+  return PLAN_RANK[plan] >= PLAN_RANK[minimum];
+}
+
+/** Parses an operator-given plan name, legacy names included. */
+export function parsePlanName(input: string): { plan: PlanName; label: string } | undefined {
+  const name = input.trim().toLowerCase();
+  if ((PLAN_NAMES as readonly string[]).includes(name)) return { plan: name as PlanName, label: name };
+  const mapped = LEGACY_PLANS[name];
+  return mapped ? { plan: mapped, label: name } : undefined;
+}
+
+/** Operator overrides: key absent = the plan's value; null = unlimited. */
+export const limitOverridesSchema = z
+  .object({
+    rpm: z.number().int().positive().nullable(),
+    monthly: z.number().int().positive().nullable(),
+    events: z.number().int().positive().nullable(),
+  })
+  .partial();
+export type LimitOverrides = z.infer<typeof limitOverridesSchema>;
+
+export interface EffectiveLimits {
+  /** null = unlimited */
+  requestsPerMinute: number | null;
+  requestsPerMonth: number | null;
+  eventsPerMonth: number | null;
+}
+
+export function effectiveLimits(plan: PlanName, overrides: LimitOverrides): EffectiveLimits {
+  const base = PLANS[plan];
+  const pick = (key: keyof LimitOverrides, fallback: number) => (key in overrides ? (overrides[key] ?? null) : fallback);
+  return {
+    requestsPerMinute: pick('rpm', base.requestsPerMinute),
+    requestsPerMonth: pick('monthly', base.requestsPerMonth),
+    eventsPerMonth: pick('events', base.eventsPerMonth),
+  };
+}

@@ -1,0 +1,68 @@
+// Redis connections. Every key this project writes goes through redisKey() and every BullMQ queue uses
+// bullPrefix(), so two installs with different REDIS_PREFIX never see each other's data.
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from './log';
+
+export type { Redis };
+
+export type RedisUse =
+  /** Request path (API): fail fast when Redis is down instead of queueing commands in memory. */
+  | 'request'
+  /** BullMQ workers: block and reconnect forever (BullMQ requires maxRetriesPerRequest null). */
+  | 'worker';
+
+export function createRedis(url: string, use: RedisUse, name = 'tidemark'): Redis {
+  const common: RedisOptions = { connectionName: name, lazyConnect: false };
+  const options: RedisOptions =
+    use === 'request'
+      ? { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 5_000 }
+      : { ...common, maxRetriesPerRequest: null, enableReadyCheck: true };
+  const client = new Redis(url, options);
+  // ioredis emits 'error' on every failed reconnect; without a listener Node would crash the process.
+  client.on('error', () => undefined);
+  return client;
+}
+
+export function redisKey(prefix: string, ...parts: string[]): string {
+  return [prefix, ...parts].join(':');
+}
+
+/** BullMQ's own key prefix for this install's queues. */
+export function bullPrefix(prefix: string): string {
+  return `${prefix}:bull`;
+}
+
+/** Waits until a fail-fast client is connected (ioredis connects in the background). */
+export async function waitReady(client: Redis, timeoutMs = 5_000): Promise<void> {
+  if (client.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error('redis not reachable'));
+    }, timeoutMs);
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+    };
+    client.on('ready', onReady);
+  });
+}
+
+/** BullMQ loses jobs if Redis may evict keys; say so loudly at start-up. */
+export async function warnUnlessNoEviction(client: Redis, logger: Logger): Promise<string | undefined> {
+  try {
+    const reply = (await client.config('GET', 'maxmemory-policy')) as string[];
+    const policy = reply[1];
+    if (policy !== 'noeviction') {
+      logger.warn({ policy }, "Redis maxmemory-policy is not 'noeviction': queued jobs and dedupe keys can be evicted");
+    }
+    return policy;
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'could not read Redis maxmemory-policy (CONFIG GET refused?)');
+    return undefined;
+  }
+}
