@@ -1,7 +1,9 @@
 // argon2id via @node-rs/argon2 (the `argon2` binary crashes on this platform).
-import { Algorithm, hash, verify } from '@node-rs/argon2';
+import { hash, verify, type Algorithm } from '@node-rs/argon2';
 
-const OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+// Algorithm is an ambient const enum, which isolated modules cannot read: 2 is its Argon2id member.
+const ARGON2ID = 2 as Algorithm;
+const OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 export function hashPassword(password: string): Promise<string> {
   return hash(password, OPTIONS);
