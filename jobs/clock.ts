@@ -8,8 +8,9 @@ import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
 import { SCHEDULED_JOBS } from './registry';
 
 export function scheduledJobId(name: string, at: Date): string {
-  const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
-  return `${name}:${minute.toISOString()}`;
+  // BullMQ refuses ':' in custom ids, so the minute is written without it.
+  const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000).toISOString().slice(0, 16).replace(':', '');
+  return `${name}@${minute}Z`;
 }
 
 export async function startClock(config: Config): Promise<{ stop(): Promise<void> }> {

@@ -26,6 +26,23 @@ const redact = {
   censor: '[redacted]',
 };
 
-export function createLogger(level: string, role: string, destination?: pino.DestinationStream): Logger {
+export function createLogger(level: string, role: string, destination: pino.DestinationStream = stdout): Logger {
   return pino({ level, base: { role }, redact, timestamp: pino.stdTimeFunctions.isoTime }, destination);
 }
+
+// When a role outlives its parent the stdout pipe is gone; pino's default sonic-boom destination then
+// retries the EPIPE write forever and blocks shutdown. Writing through process.stdout and dropping lines
+// once it has failed keeps a process with nowhere to log able to stop.
+let stdoutBroken = false;
+let stdoutWatched = false;
+const stdout: pino.DestinationStream = {
+  write(line: string) {
+    if (!stdoutWatched) {
+      stdoutWatched = true;
+      process.stdout.on('error', () => {
+        stdoutBroken = true;
+      });
+    }
+    if (!stdoutBroken) process.stdout.write(line);
+  },
+};

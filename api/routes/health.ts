@@ -1,4 +1,5 @@
 // Liveness, readiness and Prometheus metrics.
+import { timingSafeEqual } from 'node:crypto';
 import { Router, type Request } from 'express';
 import type { AppDeps } from '../deps';
 import { errorBody } from '../middleware/envelope';
@@ -38,7 +39,7 @@ export function healthRoutes({ pool, redis, clickhouse, metrics, config }: AppDe
   // forged X-Forwarded-For cannot pass as local.
   router.get('/metrics', async (req: Request, res) => {
     const allowed = config.METRICS_TOKEN
-      ? req.headers.authorization === `Bearer ${config.METRICS_TOKEN}`
+      ? sameSecret(req.headers.authorization ?? '', `Bearer ${config.METRICS_TOKEN}`)
       : LOOPBACK.has(req.socket.remoteAddress ?? '');
     if (!allowed) {
       res.status(config.METRICS_TOKEN ? 401 : 403).json(errorBody(config.METRICS_TOKEN ? 'UNAUTHORIZED' : 'FORBIDDEN', 'Metrics are not public'));
@@ -64,4 +65,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
       },
     );
   });
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -10,6 +10,7 @@
 // - A trailing `FORMAT X` in the SQL overrides the format option; a SETTINGS clause may follow FORMAT.
 // - queryBindAsync TSV-escapes a string value before the engine parses it as the declared type, while the
 //   client sends every param_* already in ClickHouse's escaped text form (see toBindValue).
+import fs from 'node:fs';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -61,7 +62,6 @@ const OUTPUT_STATEMENTS = new Set(['SELECT', 'WITH', 'SHOW', 'DESC', 'DESCRIBE',
 type Settings = Record<string, string>;
 
 interface ParsedRequest {
-  queryId: string;
   database: string;
   format: string;
   settings: Settings;
@@ -78,6 +78,9 @@ interface Outcome {
 
 export async function startStoreServer(opts: StoreServerOptions): Promise<StoreServer> {
   const { logger } = opts;
+  const host = opts.host ?? '127.0.0.1';
+  if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host)) throw new Error(`store: refusing non-loopback host ${host}`);
+  fs.mkdirSync(opts.dataDir, { recursive: true });
   const session = new Session(opts.dataDir);
   const gate = new ContextGate((db) => session.queryAsync(`USE ${quoteIdentifier(db)}`).then(() => undefined));
   const inFlight = new Set<Promise<void>>();
@@ -104,7 +107,7 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
     const started = process.hrtime.bigint();
     const queryId = url.searchParams.get('query_id') || randomUUID();
     try {
-      const parsed = parseRequest(url.searchParams, await readBody(req), queryId);
+      const parsed = parseRequest(url.searchParams, await readBody(req));
       const outcome = await execute(parsed);
       res.writeHead(200, {
         'Content-Type': contentType(outcome.format),
@@ -130,54 +133,67 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
     }
   }
 
-  async function execute(p: ParsedRequest): Promise<Outcome> {
-    if (p.insert) {
-      const ins = p.insert;
-      const summary = await gate.run(p.database, false, () =>
-        session.insert({ table: ins.table, columns: ins.columns, format: ins.format, values: ins.body, settings: p.settings }),
-      );
-      return {
-        body: new Uint8Array(0),
-        format: p.format,
-        summary: { ...emptySummary(), written_rows: String(summary.rowsWritten), written_bytes: String(summary.bytesWritten) },
-      };
-    }
-    const sql = p.sql ?? '';
+  function execute(p: ParsedRequest): Promise<Outcome> {
+    return p.insert ? insert(p, p.insert) : statement(p, p.sql ?? '');
+  }
+
+  async function insert(p: ParsedRequest, ins: NonNullable<ParsedRequest['insert']>): Promise<Outcome> {
+    // Per-insert settings (insert_deduplication_token, input_format_*) become the INSERT's own SETTINGS clause.
+    const written = await gate.run(p.database, false, () =>
+      session.insert({ table: ins.table, columns: ins.columns, format: ins.format, values: ins.body, settings: p.settings }),
+    );
+    const summary = { ...emptySummary(), written_rows: String(written.rowsWritten), written_bytes: String(written.bytesWritten) };
+    return { body: new Uint8Array(0), format: p.format, summary };
+  }
+
+  async function statement(p: ParsedRequest, sql: string): Promise<Outcome> {
+    const keyword = firstKeyword(sql);
+    // chDB would run every statement of a multi-statement and keep USE/SET on the shared connection; a real
+    // server refuses the former and, without a session, forgets the latter after the request.
+    if (isMultiStatement(sql)) throw new StoreError(62, 'SYNTAX_ERROR', 'Multi-statements are not allowed');
+    if (keyword === 'USE' || keyword === 'SET') return { body: new Uint8Array(0), format: p.format, summary: emptySummary() };
     const run = (text: string): Promise<ChdbResult> =>
       p.params.size > 0
         ? session.queryBindAsync(text, bindValues(p.params, text), { format: p.format })
         : session.queryAsync(text, { format: p.format });
     let result: ChdbResult;
-    if (OUTPUT_STATEMENTS.has(firstKeyword(sql))) {
+    if (OUTPUT_STATEMENTS.has(keyword)) {
       result = await gate.run(p.database, false, () => run(withSettingsClause(sql, p.settings)));
     } else {
       // DDL, ALTER, INSERT … SELECT/VALUES: a trailing SETTINGS could mean table settings, so apply them with
-      // SET while nothing else runs, and reset them before anything else can.
+      // SET while nothing else runs, and reset them before anything else can. Output settings have no use here.
       const applied = Object.entries(p.settings).filter(([k]) => !k.startsWith('output_format_'));
-      result = await gate.run(p.database, applied.length > 0, async () => {
-        if (applied.length === 0) return run(sql);
-        try {
-          for (const [k, v] of applied) await session.queryAsync(`SET ${k} = ${quoteString(v)}`);
-          return await run(sql);
-        } finally {
-          for (const [k] of applied) await session.queryAsync(`SET ${k} = DEFAULT`);
-        }
-      });
+      result = await gate.run(p.database, applied.length > 0, () => withSetSettings(applied, () => run(sql)));
     }
-    return {
-      body: result.bytes(),
-      format: trailingFormat(sql) ?? p.format,
-      summary: { ...emptySummary(), read_rows: String(result.rowsRead), read_bytes: String(result.bytesRead) },
-    };
+    const summary = { ...emptySummary(), read_rows: String(result.rowsRead), read_bytes: String(result.bytesRead) };
+    return { body: result.bytes(), format: trailingFormat(sql) ?? p.format, summary };
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+  async function withSetSettings<T>(settings: Array<[string, string]>, fn: () => Promise<T>): Promise<T> {
+    const set: string[] = [];
+    try {
+      for (const [k, v] of settings) {
+        await session.queryAsync(`SET ${k} = ${quoteString(v)}`);
+        set.push(k);
+      }
+      return await fn();
+    } finally {
+      for (const k of set) await session.queryAsync(`SET ${k} = DEFAULT`);
+    }
+  }
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    session.close(); // e.g. EADDRINUSE: release the data directory for a retry in this process
+    throw err;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
 
@@ -195,7 +211,7 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
 }
 
 /** Turns URL + body into one of: a raw insert (body handed to the engine as is) or a SQL statement. */
-function parseRequest(q: URLSearchParams, body: Buffer, queryId: string): ParsedRequest {
+function parseRequest(q: URLSearchParams, body: Buffer): ParsedRequest {
   const settings: Settings = {};
   const params = new Map<string, string>();
   for (const [key, value] of q) {
@@ -206,7 +222,6 @@ function parseRequest(q: URLSearchParams, body: Buffer, queryId: string): Parsed
     }
   }
   const base = {
-    queryId,
     database: q.get('database') || 'default',
     format: q.get('default_format') || 'TabSeparated',
     settings,
@@ -243,6 +258,33 @@ function parseInsertPrefix(query: string): { table: string; columns?: string[]; 
 function firstKeyword(sql: string): string {
   const stripped = sql.replace(/^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/|\()*/, '');
   return (/^[A-Za-z]+/.exec(stripped)?.[0] ?? '').toUpperCase();
+}
+
+/**
+ * True when a `;` outside quotes and comments is followed by more SQL. Inline data after an INSERT's
+ * `FORMAT x` is not SQL and is not scanned.
+ */
+function isMultiStatement(sql: string): boolean {
+  const data = /^\s*INSERT\b[\s\S]*?\bFORMAT\s+\w+/i.exec(sql);
+  const text = data ? data[0] : sql;
+  let ended = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '-' && text[i + 1] === '-') i = endOf(text, '\n', i);
+    else if (c === '/' && text[i + 1] === '*') i = endOf(text, '*/', i + 2) + 1;
+    else if (c === ';') ended = true;
+    else if (c === ' ' || c === '\n' || c === '\t' || c === '\r') continue;
+    else if (ended) return true;
+    else if (c === "'" || c === '"' || c === '`') {
+      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === '\\') i++;
+    }
+  }
+  return false;
+}
+
+function endOf(text: string, marker: string, from: number): number {
+  const at = text.indexOf(marker, from);
+  return at === -1 ? text.length : at;
 }
 
 function trailingFormat(sql: string): string | undefined {
@@ -493,9 +535,12 @@ const decoders: Record<string, (b: Buffer) => Promise<Buffer>> = {
 };
 
 async function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const body = Buffer.concat(chunks);
+  const body = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
   const encoding = req.headers['content-encoding'];
   if (!encoding || encoding === 'identity' || body.length === 0) return body;
   const decode = decoders[encoding];

@@ -1,7 +1,7 @@
 // Queue names and factories. Producers (the API) get fail-fast connections so a Redis outage turns into a
 // 503 instead of a request that hangs; workers get blocking ones.
 import { Queue, type ConnectionOptions } from 'bullmq';
-import { bullPrefix, createRedis } from '../redis';
+import { bullPrefix, createRedis, type Redis } from '../redis';
 
 export const QUEUE_NAMES = {
   ingest: 'ingest',
@@ -10,7 +10,22 @@ export const QUEUE_NAMES = {
 
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 
-export function createProducerQueue(name: QueueName, redisUrl: string, redisPrefix: string): Queue {
-  const connection = createRedis(redisUrl, 'request', `tidemark-producer-${name}`);
-  return new Queue(name, { connection: connection as unknown as ConnectionOptions, prefix: bullPrefix(redisPrefix) });
+/** A queue that owns its connection: BullMQ leaves a connection it was handed open, so close() ends it too. */
+export class ProducerQueue extends Queue {
+  constructor(
+    name: QueueName,
+    private readonly ownConnection: Redis,
+    redisPrefix: string,
+  ) {
+    super(name, { connection: ownConnection as unknown as ConnectionOptions, prefix: bullPrefix(redisPrefix) });
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    await this.ownConnection.quit().catch(() => this.ownConnection.disconnect());
+  }
+}
+
+export function createProducerQueue(name: QueueName, redisUrl: string, redisPrefix: string): ProducerQueue {
+  return new ProducerQueue(name, createRedis(redisUrl, 'request', `tidemark-producer-${name}`), redisPrefix);
 }

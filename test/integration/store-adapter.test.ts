@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ClickHouseError } from '@clickhouse/client';
+import { Readable } from 'node:stream';
+import { ClickHouseError, TupleParam } from '@clickhouse/client';
 import { createClickHouse, type ClickHouseClient } from '../../lib/clickhouse/client';
 import { startStoreProcess, type StoreProcess } from '../helpers/store-process';
 
@@ -170,6 +171,15 @@ describe('store adapter', () => {
       expect(await rs.json()).toEqual([{ a: nasty, n: String(nasty.length) }]);
     });
 
+    test('Tuple and Map with escapes, Array(UInt64) beyond 2^53', async () => {
+      const rs = await client('default').query({
+        query: 'SELECT {t:Tuple(String, UInt64)} AS t, {m:Map(String, String)} AS m, {u:Array(UInt64)} AS u, {q:Array(String)} AS q',
+        format: 'JSONEachRow',
+        query_params: { t: new TupleParam(["a'b\\", 5]), m: { "k'": 'v\\', x: '' }, u: [BigInt('18446744073709551615'), 1], q: ['plain'] },
+      });
+      expect(await rs.json()).toEqual([{ t: ["a'b\\", '5'], m: { "k'": 'v\\', x: '' }, u: ['18446744073709551615', '1'], q: ['plain'] }]);
+    });
+
     test('UInt64 beyond 2^53 and DateTime64(3) from a Date and a string', async () => {
       const rs = await client('default').query({
         query: "SELECT {u:UInt64} AS u, toString({d:DateTime64(3)}, 'UTC') AS d, toString({e:DateTime64(3, 'UTC')}) AS e",
@@ -274,6 +284,20 @@ describe('store adapter', () => {
       expect(err.type).toMatch(/^CANNOT_PARSE/);
     });
 
+    test('exec with a raw body, a db-qualified table and a column list', async () => {
+      const body = Readable.from([Buffer.from('{"id":20,"name":"raw"}\n{"id":21,"name":"raw"}\n')], { objectMode: false });
+      const res = await client('default').exec({ query: 'INSERT INTO adapter_a.ins (id, name) FORMAT JSONEachRow', values: body });
+      await streamText(res.stream);
+      expect(res.summary?.written_rows).toBe('2');
+    });
+
+    test('columns: { except } (not a plain column list) goes through SQL and still works', async () => {
+      const db = client('adapter_a');
+      await db.insert({ table: 'ins', values: [[30, 'except', '2024-01-01 00:00:00.000', ['x']]], columns: { except: ['n'] }, format: 'JSONCompactEachRow' });
+      const rs = await db.query({ query: "SELECT id, n FROM ins WHERE name IN ('raw', 'except') ORDER BY id", format: 'JSONEachRow' });
+      expect(await rs.json()).toEqual([{ id: '20', n: null }, { id: '21', n: null }, { id: '30', n: null }]);
+    });
+
     test('100k rows of ~20 columns', async () => {
       const db = client('adapter_a');
       const cols = Array.from({ length: 18 }, (_, i) => `c${i} String`).join(', ');
@@ -327,6 +351,20 @@ describe('store adapter', () => {
     expect(await rs.json()).toEqual([{ id: '0' }]);
     const s = await db.query({ query: "SELECT toString(getSetting('max_rows_to_read')) AS v", format: 'JSONEachRow' });
     expect(await s.json()).toEqual([{ v: '0' }]);
+  });
+
+  test('USE, SET and multi-statements cannot change the shared connection', async () => {
+    const a = client('adapter_a');
+    await a.command({ query: 'USE adapter_b' });
+    await a.command({ query: 'SET max_result_rows = 1' });
+    const rs = await a.query({ query: 'SELECT currentDatabase() AS db, count() AS n FROM (SELECT number FROM numbers(5))', format: 'JSONEachRow' });
+    expect(await rs.json()).toEqual([{ db: 'adapter_a', n: '5' }]);
+    const rows = await (await a.query({ query: 'SELECT number FROM numbers(5)', format: 'JSONEachRow' })).json();
+    expect(rows).toHaveLength(5);
+    const err = await rejection(a.command({ query: 'SELECT 1; USE adapter_b' }));
+    expect(err.code).toBe('62');
+    const semi = await a.query({ query: "SELECT ';' AS x -- trailing; comment", format: 'JSONEachRow' });
+    expect(await semi.json()).toEqual([{ x: ';' }]);
   });
 
   test('query_id is honoured and echoed', async () => {

@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { createLogger } from '../../lib/log';
+import { Supervisor } from '../../lib/process/supervisor';
+import { dropDatabase, testConfig } from '../helpers/context';
+
+const logger = createLogger('silent', 'test');
+const node = process.execPath;
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('condition not met in time');
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('Supervisor', () => {
+  it('restarts a child that dies', async () => {
+    const sup = new Supervisor([{ name: 'sleeper', command: node, args: ['-e', 'setInterval(() => {}, 1000)'] }], logger);
+    await sup.start();
+    const first = sup.pid('sleeper')!;
+    process.kill(first, 'SIGKILL');
+    await until(() => sup.restartCount('sleeper') === 1 && sup.pid('sleeper') !== undefined && sup.pid('sleeper') !== first, 5_000);
+    const second = sup.pid('sleeper')!;
+    expect(alive(second)).toBe(true);
+    await sup.stop();
+    expect(alive(second)).toBe(false);
+  });
+
+  it('stops children in reverse order and kills one that ignores SIGTERM within the deadline', async () => {
+    const stubborn = "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)";
+    const polite = "process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000)";
+    const sup = new Supervisor(
+      [
+        { name: 'first', command: node, args: ['-e', polite] },
+        { name: 'second', command: node, args: ['-e', stubborn] },
+      ],
+      logger,
+    );
+    await sup.start();
+    await new Promise((r) => setTimeout(r, 300)); // let the children install their handlers
+    const pids = { first: sup.pid('first')!, second: sup.pid('second')! };
+    const started = Date.now();
+    const stopping = sup.stop(1_500);
+    // While the supervisor waits on the stubborn last child, the first one must not have been touched yet.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(alive(pids.second)).toBe(true);
+    expect(alive(pids.first)).toBe(true);
+    await stopping;
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(alive(pids.second)).toBe(false);
+    expect(alive(pids.first)).toBe(false);
+    expect(sup.restartCount('first') + sup.restartCount('second')).toBe(0);
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe('npm start (all roles under the supervisor)', () => {
+  jest.setTimeout(120_000);
+
+  it('comes up ready, stops on SIGTERM within 10 s, and starts again on the same data', async () => {
+    const config = testConfig();
+    const port = await freePort();
+    const env = {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      STORE_PORT: String(await freePort()),
+      DATABASE_URL: config.DATABASE_URL,
+      REDIS_PREFIX: config.REDIS_PREFIX,
+      CLICKHOUSE_DATABASE: config.CLICKHOUSE_DATABASE,
+      DATA_DIR: config.DATA_DIR,
+      LOG_LEVEL: 'warn',
+    };
+    try {
+      for (let round = 0; round < 2; round++) {
+        const child = spawn(node, [path.join(__dirname, '..', '..', 'dist', 'lib', 'process', 'supervisor.js')], { env, stdio: 'ignore' });
+        const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+        await until(async () => {
+          try {
+            return (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
+          } catch {
+            return false;
+          }
+        }, 90_000);
+        const ready = await (await fetch(`http://127.0.0.1:${port}/readyz`)).json();
+        expect(ready).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', clickhouse: 'ok' } });
+        const started = Date.now();
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+        expect(Date.now() - started).toBeLessThan(10_000);
+      }
+    } finally {
+      await dropDatabase(config.DATABASE_URL);
+    }
+  });
+});
