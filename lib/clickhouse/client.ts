@@ -1,6 +1,6 @@
 // The only way any role reaches ClickHouse: @clickhouse/client against CLICKHOUSE_URL, which is the embedded
 // store role by default and a real server or cluster in a scaled deployment (DESIGN §1).
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 
 export type { ClickHouseClient };
 
@@ -17,5 +17,7 @@ export function createClickHouse(target: ClickHouseTarget, opts: { requestTimeou
     // Event ids and counters are 64-bit; keep them exact as strings rather than lossy JS numbers.
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
     application: 'tidemark',
+    // Callers handle and log failures themselves; the client's own logger would print to the console.
+    log: { level: ClickHouseLogLevel.OFF },
   });
 }
