@@ -8,6 +8,7 @@ import { requestLog } from './middleware/requestLog';
 import { authRoutes } from './routes/auth';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
 import { healthRoutes } from './routes/health';
+import { ingestRoutes } from './routes/ingest';
 import { teamRoutes } from './routes/teams';
 import { userRoutes } from './routes/users';
 import { websiteRoutes } from './routes/websites';
@@ -19,6 +20,9 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestLog(deps.logger, deps.metrics));
   app.use(healthRoutes(deps));
+
+  // Ingestion parses its own (larger) body after authentication and limits (DESIGN §3 request order).
+  app.use('/api/v1', ingestRoutes(deps));
 
   const json = express.json({ limit: '1mb', strict: true });
   app.use('/api', cookieParser(), json);

@@ -2,15 +2,21 @@
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Config } from '../lib/config';
+import type { Enrichers } from '../lib/ingest/pipeline';
 import type { Logger } from '../lib/log';
 import type { Metrics } from '../lib/metrics';
+import type { ProducerQueue } from '../lib/queue/queues';
 import type { Redis } from '../lib/redis';
 
 export interface AppDeps {
   config: Config;
   pool: Pool;
   redis: Redis;
+  /** Idempotency keys; the same client as `redis` unless DEDUPE_REDIS_URL names another server. */
+  dedupeRedis: Redis;
   clickhouse: ClickHouseClient;
+  ingestQueue: ProducerQueue;
+  enrichers: Enrichers;
   logger: Logger;
   metrics: Metrics;
 }

@@ -7,6 +7,8 @@ import { migrate } from '../lib/db/migrate';
 import { createLogger } from '../lib/log';
 import { createMetrics } from '../lib/metrics';
 import { onShutdown } from '../lib/process/shutdown';
+import { openEnrichers } from '../lib/ingest/enrichers';
+import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
 import { createRedis, warnUnlessNoEviction, waitReady } from '../lib/redis';
 import { createApp } from './app';
 
@@ -26,7 +28,21 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
     clickhouseCluster: config.CLICKHOUSE_CLUSTER,
     logger,
   });
-  const app = createApp({ config, pool, redis, clickhouse, logger, metrics: createMetrics('web') });
+  const dedupeRedis =
+    config.DEDUPE_REDIS_URL === config.REDIS_URL ? redis : createRedis(config.DEDUPE_REDIS_URL, 'request', 'tidemark-dedupe');
+  const ingestQueue = createProducerQueue(QUEUE_NAMES.ingest, config.REDIS_URL, config.REDIS_PREFIX);
+  const enrichers = await openEnrichers(config);
+  const app = createApp({
+    config,
+    pool,
+    redis,
+    dedupeRedis,
+    clickhouse,
+    ingestQueue,
+    enrichers,
+    logger,
+    metrics: createMetrics('web'),
+  });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.PORT, () => resolve(s));
   });
@@ -39,7 +55,9 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await Promise.allSettled([pool.end(), clickhouse.close(), redis.quit()]);
+      await ingestQueue.close();
+      await Promise.allSettled([pool.end(), clickhouse.close(), redis.quit(), dedupeRedis === redis ? undefined : dedupeRedis.quit()]);
+      enrichers.geo.close();
       logger.info('web stopped');
     },
   };

@@ -8,7 +8,13 @@ import { createLogger } from '../lib/log';
 import { onShutdown } from '../lib/process/shutdown';
 import { QUEUE_NAMES } from '../lib/queue/queues';
 import { bullPrefix, createRedis, warnUnlessNoEviction } from '../lib/redis';
+import { IdempotencyKeys } from '../lib/ingest/dedupe';
+import { WriterLag } from '../lib/queue/lag';
+import { IngestWriter } from './ingestWriter';
 import { jobsProcessor } from './jobsRunner';
+
+// Jobs one worker process holds at once; they are written together in one flush.
+const INGEST_CONCURRENCY = 64;
 
 export async function startWorker(config: Config): Promise<{ stop(): Promise<void> }> {
   const logger = createLogger(config.LOG_LEVEL, 'worker');
@@ -31,12 +37,41 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
     concurrency: 1,
   });
   jobs.on('failed', (job, err) => logger.error({ job: job?.name, jobId: job?.id, err: err.message }, 'job failed'));
+
+  const dedupeRedis =
+    config.DEDUPE_REDIS_URL === config.REDIS_URL ? connection : createRedis(config.DEDUPE_REDIS_URL, 'worker', 'tidemark-worker-dedupe');
+  const lag = new WriterLag(connection, config.REDIS_PREFIX);
+  const writer = new IngestWriter({
+    clickhouse,
+    pool,
+    idempotency: new IdempotencyKeys(dedupeRedis, config.REDIS_PREFIX),
+    logger,
+    concurrency: INGEST_CONCURRENCY,
+    onFlush: (stats) => {
+      logger.debug(stats, 'ingest flush');
+      lag.record(stats).catch(() => undefined);
+    },
+  });
+  const ingest = new Worker(QUEUE_NAMES.ingest, writer.process, {
+    connection: connection as unknown as ConnectionOptions,
+    prefix: bullPrefix(config.REDIS_PREFIX),
+    concurrency: INGEST_CONCURRENCY,
+  });
+  ingest.on('failed', (job, err) =>
+    logger.error({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'ingest job failed'),
+  );
   logger.info('worker started');
   return {
     async stop() {
       // close() waits for in-flight jobs; anything unfinished is handed back to the queue as stalled.
-      await jobs.close();
-      await Promise.allSettled([pool.end(), clickhouse.close(), connection.quit()]);
+      await Promise.all([jobs.close(), ingest.close()]);
+      await writer.drain();
+      await Promise.allSettled([
+        pool.end(),
+        clickhouse.close(),
+        connection.quit(),
+        dedupeRedis === connection ? undefined : dedupeRedis.quit(),
+      ]);
       logger.info('worker stopped');
     },
   };

@@ -103,8 +103,14 @@ async function migratePostgres({ pool, logger }: MigrateDeps): Promise<string[]>
 /** Fills the cluster placeholders: plain MergeTree embedded, Replicated + ON CLUSTER on a cluster. */
 export function renderClickHouseSql(sql: string, cluster?: string): string {
   const onCluster = cluster ? `ON CLUSTER ${cluster}` : '';
-  const engine = cluster ? `ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')` : 'MergeTree';
-  return sql.replace(/\{\{ON_CLUSTER\}\}/g, onCluster).replace(/\{\{ENGINE\}\}/g, engine);
+  // {{ENGINE}} is a MergeTree; {{ENGINE:Aggregating}} (or Replacing, Summing) names another family member.
+  const engine = (family: string) =>
+    cluster
+      ? `Replicated${family}MergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')`
+      : `${family}MergeTree`;
+  return sql
+    .replace(/\{\{ON_CLUSTER\}\}/g, onCluster)
+    .replace(/\{\{ENGINE(?::([A-Za-z]+))?\}\}/g, (_m, family: string | undefined) => engine(family ?? ''));
 }
 
 /** Splits a file into statements on `;` at line ends (our SQL files keep one statement per `;`). */

@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS events {{ON_CLUSTER}} (
   currency          LowCardinality(String),
   props             String,
   idempotency_key   String,
+  api_key_id        String,
   expire_at         DateTime('UTC')
 )
 ENGINE = {{ENGINE}}

@@ -14,7 +14,13 @@ import { createPool, ensureDatabase, quoteIdent } from '../../lib/db/pool';
 import { migrate } from '../../lib/db/migrate';
 import { createLogger } from '../../lib/log';
 import { createMetrics } from '../../lib/metrics';
+import { openEnrichers } from '../../lib/ingest/enrichers';
+import { createProducerQueue, QUEUE_NAMES } from '../../lib/queue/queues';
 import { createRedis, waitReady } from '../../lib/redis';
+
+// The geo databases are large; a test file opens them once for all its contexts.
+let enrichersOnce: ReturnType<typeof openEnrichers> | undefined;
+const sharedEnrichers = () => (enrichersOnce ??= openEnrichers({}));
 
 export const PG_BASE = 'postgres://postgres@127.0.0.1:5432';
 export const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -70,7 +76,19 @@ export async function createTestContext(overrides: Record<string, string> = {}):
     clickhouseDatabase: config.CLICKHOUSE_DATABASE,
     logger,
   });
-  const deps: AppDeps = { config, pool, redis, clickhouse, logger, metrics: createMetrics('test') };
+  const ingestQueue = createProducerQueue(QUEUE_NAMES.ingest, config.REDIS_URL, config.REDIS_PREFIX);
+  const enrichers = await sharedEnrichers();
+  const deps: AppDeps = {
+    config,
+    pool,
+    redis,
+    dedupeRedis: redis,
+    clickhouse,
+    ingestQueue,
+    enrichers,
+    logger,
+    metrics: createMetrics('test'),
+  };
   const app = createApp(deps);
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -83,6 +101,7 @@ export async function createTestContext(overrides: Record<string, string> = {}):
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await ingestQueue.close();
       await dropRedisPrefix(redis, config.REDIS_PREFIX);
       await redis.quit();
       await pool.end();

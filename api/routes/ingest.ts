@@ -1,0 +1,45 @@
+// POST /api/v1/events: server-side ingestion, in DESIGN §3's request order. Authentication, plan, limits
+// and the body come first (here); the rest of the pipeline is lib/ingest/pipeline.ts.
+import express, { Router } from 'express';
+import { ActiveGoalsCache } from '../../lib/ingest/goalsCache';
+import { IdempotencyKeys } from '../../lib/ingest/dedupe';
+import { ingestServerBatch, type IngestDeps } from '../../lib/ingest/pipeline';
+import { DailySalts } from '../../lib/ingest/salt';
+import { ingestBatchSchema, MAX_BODY_BYTES } from '../../lib/ingest/schemas';
+import { ingestEnqueuer } from '../../lib/queue/ingest';
+import type { AppDeps } from '../deps';
+import { apiKey, requireApiKey } from '../middleware/auth';
+import { monthlyQuota, perMinuteLimit } from '../middleware/rateLimits';
+import { parseBody } from '../middleware/validate';
+
+export function ingestRoutes(deps: AppDeps): Router {
+  const { config } = deps;
+  const pipeline: IngestDeps = {
+    pool: deps.pool,
+    salts: new DailySalts(deps.redis, config.REDIS_PREFIX),
+    goals: new ActiveGoalsCache(deps.pool, deps.redis, config.REDIS_PREFIX),
+    idempotency: new IdempotencyKeys(deps.dedupeRedis, config.REDIS_PREFIX),
+    enqueue: ingestEnqueuer(deps.ingestQueue),
+    enrichers: deps.enrichers,
+    logger: deps.logger,
+  };
+  const router = Router();
+  router.post(
+    '/events',
+    requireApiKey(deps.pool),
+    perMinuteLimit(deps.redis, config.REDIS_PREFIX, 'ingest'),
+    monthlyQuota(deps.redis, config.REDIS_PREFIX, 1),
+    express.json({ limit: MAX_BODY_BYTES, strict: true, type: () => true }),
+    async (req, res) => {
+      const batch = parseBody(ingestBatchSchema, req);
+      const result = await ingestServerBatch(pipeline, {
+        principal: apiKey(res),
+        batch,
+        gpc: req.headers['sec-gpc'] === '1',
+      });
+      // The spec shows the bare ingest result, not the envelope.
+      res.status(200).json(result);
+    },
+  );
+  return router;
+}

@@ -1,0 +1,155 @@
+// Turns a validated server event into stored rows: ids, times, source, UA and geo fields, the hashed IP.
+// Props given by the sender win over what the request context suggests (DESIGN §3).
+import { createHash, randomUUID } from 'node:crypto';
+import { chSeconds, chTime, type EventRow, type IdentityRecord, type PaymentRecord } from './rows';
+import { IDENTITY_FIELDS, type PageviewProps } from './schemas';
+import { referrerDomain, sourceName } from './source';
+import type { ValidEvent } from './validate';
+
+export interface RequestContext {
+  websiteId: string;
+  websiteDomain: string;
+  apiKeyId: string;
+  receivedAt: number;
+  expireAt: number;
+  ipHash: string;
+  geo?: { country_code: string; region: string; city: string };
+  ua?: { device_type: string; browser: string; browser_version: string; os: string; os_version: string };
+  language: string;
+}
+
+/** sha256(daily_salt ‖ website_id ‖ ip), hex; `unknown` when there is no address (spec rule 5). */
+export function hashIp(salt: string, websiteId: string, ip: string | undefined): string {
+  if (!ip) return 'unknown';
+  return createHash('sha256').update(salt).update(websiteId).update(ip).digest('hex');
+}
+
+/** First language tag of an Accept-Language header, e.g. "de-DE". */
+export function primaryLanguage(acceptLanguage: string | undefined): string {
+  const tag = acceptLanguage?.split(',')[0]?.split(';')[0]?.trim() ?? '';
+  return /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(tag) ? tag : '';
+}
+
+function parsePageUrl(url: string, domain: string): { url: string; hostname: string; pathname: string; query: URLSearchParams } {
+  try {
+    const parsed = new URL(url, `https://${domain}`);
+    return { url, hostname: parsed.hostname.toLowerCase(), pathname: decodeSafe(parsed.pathname), query: parsed.searchParams };
+  } catch {
+    return { url, hostname: '', pathname: url.split(/[?#]/)[0], query: new URLSearchParams() };
+  }
+}
+
+function decodeSafe(path: string): string {
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+export function buildEventRow(event: ValidEvent, ctx: RequestContext): EventRow {
+  const p = event.props;
+  const page = event.type === 'pageview' ? (p as PageviewProps) : undefined;
+  const loc = page ? parsePageUrl(page.url, ctx.websiteDomain) : undefined;
+  const utm = (name: string) => str(p[name]) || loc?.query.get(name)?.slice(0, 256) || '';
+  const refDomain = referrerDomain(page?.referrer);
+  return {
+    website_id: ctx.websiteId,
+    event_id: randomUUID(),
+    type: event.type,
+    name: event.type === 'event' || event.type === 'goal' ? str(p.name) : '',
+    source: 'server',
+    ts: chTime(event.ts),
+    received_at: chTime(ctx.receivedAt),
+    session_id: event.sessionId,
+    visitor_id: event.visitorId,
+    url: loc?.url ?? '',
+    hostname: loc?.hostname ?? '',
+    pathname: loc?.pathname ?? '',
+    referrer: page?.referrer ?? '',
+    referrer_domain: refDomain,
+    source_name: page ? sourceName(utm('utm_source'), refDomain, loc?.hostname || ctx.websiteDomain) : '',
+    utm_source: utm('utm_source'),
+    utm_medium: utm('utm_medium'),
+    utm_campaign: utm('utm_campaign'),
+    utm_content: utm('utm_content'),
+    utm_term: utm('utm_term'),
+    device_type: str(page?.device_type) || (page ? (ctx.ua?.device_type ?? '') : ''),
+    browser: str(page?.browser) || (page ? (ctx.ua?.browser ?? '') : ''),
+    browser_version: page && !page.browser ? (ctx.ua?.browser_version ?? '') : '',
+    os: str(page?.os) || (page ? (ctx.ua?.os ?? '') : ''),
+    os_version: page && !page.os ? (ctx.ua?.os_version ?? '') : '',
+    country_code: page?.country_code?.toUpperCase() || (page ? (ctx.geo?.country_code ?? '') : ''),
+    region: page && !page.country_code ? (ctx.geo?.region ?? '') : '',
+    city: str(page?.city) || (page && !page.country_code ? (ctx.geo?.city ?? '') : ''),
+    screen_width: page?.screen_width ?? 0,
+    screen_height: page?.screen_height ?? 0,
+    language: str(page?.language) || (page ? ctx.language : ''),
+    ip_hash: ctx.ipHash,
+    engagement_ms: 0,
+    scroll_depth: 0,
+    revenue: event.type === 'purchase' ? (p.amount as number) : event.type === 'goal' ? ((p.value as number | undefined) ?? 0) : 0,
+    currency: event.type === 'purchase' ? (p.currency as string) : '',
+    props: JSON.stringify(customProps(event)),
+    idempotency_key: event.idempotencyKey ?? '',
+    api_key_id: ctx.apiKeyId,
+    expire_at: chSeconds(ctx.expireAt),
+  };
+}
+
+/** What is kept in the `props` column: custom properties, plus typed fields that have no column. */
+function customProps(event: ValidEvent): Record<string, unknown> {
+  const p = event.props;
+  switch (event.type) {
+    case 'identify':
+      return { ...event.custom, ...Object.fromEntries(IDENTITY_FIELDS.filter((f) => p[f] !== undefined).map((f) => [f, p[f]])) };
+    case 'purchase':
+      return { ...event.custom, payment_provider: p.payment_provider, status: p.status, ...pick(p, ['provider_event_id', 'customer_email', 'plan_name']) };
+    default:
+      return event.custom;
+  }
+}
+
+function pick(p: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => p[k] !== undefined).map((k) => [k, p[k]]));
+}
+
+const orNull = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
+
+export function identityRecord(event: ValidEvent, row: EventRow): IdentityRecord {
+  const p = event.props;
+  return {
+    event_id: row.event_id,
+    website_id: row.website_id,
+    visitor_id: event.visitorId,
+    email: orNull(p.email),
+    name: orNull(p.name),
+    customer_id: orNull(p.customer_id),
+    phone: orNull(p.phone),
+    company: orNull(p.company),
+    attributes: event.custom,
+    seen_at: new Date(event.ts).toISOString(),
+  };
+}
+
+export function paymentRecord(event: ValidEvent, row: EventRow): PaymentRecord {
+  const p = event.props;
+  return {
+    event_id: row.event_id,
+    website_id: row.website_id,
+    visitor_id: orNull(event.visitorId),
+    session_id: orNull(event.sessionId),
+    amount: p.amount as number,
+    currency: p.currency as string,
+    payment_provider: p.payment_provider as string,
+    status: p.status as string,
+    provider_event_id: orNull(p.provider_event_id),
+    customer_email: orNull(p.customer_email),
+    plan_name: orNull(p.plan_name),
+    props: event.custom,
+    source: 'server',
+    occurred_at: new Date(event.ts).toISOString(),
+  };
+}

@@ -1,0 +1,90 @@
+// System-of-record writes of the ingest worker (DESIGN §1): identify upserts and payments, through COPY into
+// a temporary table and one INSERT … ON CONFLICT each. Both are idempotent, so a retried job is harmless.
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import type { Pool, PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { withTransaction } from '../db/pool';
+import type { IdentityRecord, PaymentRecord } from './rows';
+
+/** COPY text format: tab-separated, \N for null, with backslash, tab and newlines escaped. */
+function copyField(v: unknown): string {
+  if (v === null || v === undefined) return '\\N';
+  const s = typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+async function copyRows(client: PoolClient, table: string, columns: string[], rows: unknown[][]): Promise<void> {
+  const lines = rows.map((r) => r.map(copyField).join('\t') + '\n');
+  await pipeline(Readable.from(lines), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)));
+}
+
+const IDENTITY_COLUMNS = ['website_id', 'visitor_id', 'email', 'name', 'customer_id', 'phone', 'company', 'attributes', 'seen_at'];
+
+/** One row per (website, visitor): later identifies win field by field; attributes merge. */
+export function mergeIdentities(records: IdentityRecord[]): IdentityRecord[] {
+  const merged = new Map<string, IdentityRecord>();
+  const sorted = [...records].sort((a, b) => a.seen_at.localeCompare(b.seen_at));
+  for (const r of sorted) {
+    const key = `${r.website_id}\u0000${r.visitor_id}`;
+    const prev = merged.get(key);
+    merged.set(
+      key,
+      prev
+        ? {
+            ...r,
+            email: r.email ?? prev.email,
+            name: r.name ?? prev.name,
+            customer_id: r.customer_id ?? prev.customer_id,
+            phone: r.phone ?? prev.phone,
+            company: r.company ?? prev.company,
+            attributes: { ...prev.attributes, ...r.attributes },
+          }
+        : r,
+    );
+  }
+  return [...merged.values()];
+}
+
+export async function writeIdentities(pool: Pool, records: IdentityRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const rows = mergeIdentities(records).map((r) => [r.website_id, r.visitor_id, r.email, r.name, r.customer_id, r.phone, r.company, r.attributes, r.seen_at]);
+  await withTransaction(pool, async (client) => {
+    await client.query(`CREATE TEMP TABLE identify_in (
+      website_id uuid, visitor_id text, email text, name text, customer_id text, phone text, company text,
+      attributes jsonb, seen_at timestamptz) ON COMMIT DROP`);
+    await copyRows(client, 'identify_in', IDENTITY_COLUMNS, rows);
+    // A website deleted meanwhile has no row to join: its identifies are dropped with it.
+    await client.query(`
+      INSERT INTO identified_users AS u (website_id, visitor_id, email, name, customer_id, phone, company, attributes, first_seen_at, last_seen_at)
+      SELECT i.website_id, i.visitor_id, i.email, i.name, i.customer_id, i.phone, i.company, i.attributes, i.seen_at, i.seen_at
+      FROM identify_in i JOIN websites w ON w.id = i.website_id
+      ON CONFLICT (website_id, visitor_id) DO UPDATE SET
+        email = COALESCE(EXCLUDED.email, u.email),
+        name = COALESCE(EXCLUDED.name, u.name),
+        customer_id = COALESCE(EXCLUDED.customer_id, u.customer_id),
+        phone = COALESCE(EXCLUDED.phone, u.phone),
+        company = COALESCE(EXCLUDED.company, u.company),
+        attributes = u.attributes || EXCLUDED.attributes,
+        first_seen_at = LEAST(u.first_seen_at, EXCLUDED.first_seen_at),
+        last_seen_at = GREATEST(u.last_seen_at, EXCLUDED.last_seen_at),
+        updated_at = now()`);
+  });
+}
+
+const PAYMENT_COLUMNS = [
+  'event_id', 'website_id', 'visitor_id', 'session_id', 'amount', 'currency', 'payment_provider', 'status',
+  'provider_event_id', 'customer_email', 'plan_name', 'props', 'source', 'occurred_at',
+] as const;
+
+export async function writePayments(pool: Pool, records: PaymentRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  await withTransaction(pool, async (client) => {
+    await client.query('CREATE TEMP TABLE payments_in (LIKE payments INCLUDING DEFAULTS) ON COMMIT DROP');
+    await copyRows(client, 'payments_in', [...PAYMENT_COLUMNS], records.map((r) => PAYMENT_COLUMNS.map((c) => r[c])));
+    await client.query(`
+      INSERT INTO payments (${PAYMENT_COLUMNS.join(', ')})
+      SELECT ${PAYMENT_COLUMNS.map((c) => `p.${c}`).join(', ')} FROM payments_in p JOIN websites w ON w.id = p.website_id
+      ON CONFLICT (event_id) DO NOTHING`);
+  });
+}

@@ -1,0 +1,151 @@
+// Server-side ingestion as a named pipeline (DESIGN §2 rule 4, §3 "Ingestion decisions"). The HTTP steps
+// before it (authenticate, plan, limits, body) live in api/; from the website lookup on, every step is here.
+// Exactly one outcome per event, in input order; a 200 means every accepted event is durably queued.
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import type { ApiKeyPrincipal } from '../accounts/apiKeys';
+import { getWebsiteByTrackingCode } from '../accounts/websites';
+import { forbidden, HttpError, notFound } from '../errors';
+import type { Logger } from '../log';
+import { PLANS } from '../plans';
+import type { IdempotencyKeys } from './dedupe';
+import { buildEventRow, hashIp, identityRecord, paymentRecord, primaryLanguage, type RequestContext } from './enrich';
+import type { ActiveGoalsCache } from './goalsCache';
+import type { EventRow, IdentityRecord, IngestJob, PaymentRecord } from './rows';
+import type { DailySalts } from './salt';
+import type { IngestBatch, IngestError, IngestResult, RejectionReason } from './schemas';
+import { validateServerEvent, type ValidEvent } from './validate';
+
+export interface Enrichers {
+  geo?: { lookup(ip: string): { country_code: string; region: string; city: string } | undefined };
+  ua?: (userAgent: string | undefined) => { device_type: string; browser: string; browser_version: string; os: string; os_version: string };
+}
+
+export interface IngestDeps {
+  pool: Pool;
+  salts: DailySalts;
+  goals: ActiveGoalsCache;
+  idempotency: IdempotencyKeys;
+  enqueue: (jobId: string, job: IngestJob) => Promise<void>;
+  enrichers: Enrichers;
+  logger: Logger;
+  now?: () => number;
+}
+
+export interface IngestRequest {
+  principal: ApiKeyPrincipal;
+  batch: IngestBatch;
+  gpc: boolean;
+}
+
+type Outcome = { kind: 'accepted' } | { kind: 'deduped' } | { kind: 'rejected'; reason: RejectionReason; message: string };
+
+export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): Promise<IngestResult> {
+  const now = deps.now?.() ?? Date.now();
+  const website = await resolveWebsite(deps.pool, req.principal, req.batch.trackingCode);
+  const events = req.batch.events;
+  if (req.gpc) {
+    return summarize(events.map(() => ({ kind: 'rejected', reason: 'gpc_opted_out', message: 'Sec-GPC: 1 opts the whole batch out' })));
+  }
+
+  const activeGoals = events.some((e) => (e as { type?: unknown } | null)?.type === 'goal')
+    ? await deps.goals.get(website.id)
+    : new Set<string>();
+  const ctx = await requestContext(deps, req, website, now);
+
+  // Validate and build every event; per-event surprises become internal_error for that event only.
+  const outcomes: Outcome[] = [];
+  const built: { index: number; event: ValidEvent; row: EventRow }[] = [];
+  events.forEach((raw, index) => {
+    try {
+      const verdict = validateServerEvent(raw, { now, activeGoals });
+      if (!verdict.ok) {
+        outcomes[index] = { kind: 'rejected', reason: verdict.reason, message: verdict.message };
+        return;
+      }
+      built.push({ index, event: verdict.event, row: buildEventRow(verdict.event, ctx) });
+    } catch (err) {
+      deps.logger.error({ err: (err as Error).message, index }, 'event failed unexpectedly');
+      outcomes[index] = { kind: 'rejected', reason: 'internal_error', message: 'Unexpected failure; retrying with the same idempotencyKey is safe' };
+    }
+  });
+
+  // Dedupe: one atomic claim for every keyed event of the batch.
+  const token = randomUUID();
+  const keyed = built.filter((b) => b.event.idempotencyKey !== undefined);
+  const keys = keyed.map((b) => deps.idempotency.key(website.id, b.event.idempotencyKey!));
+  const claimed = await deps.idempotency.claim(keys, token);
+  const duplicates = new Set(keyed.filter((_, i) => !claimed[i]).map((b) => b.index));
+
+  const accepted = built.filter((b) => !duplicates.has(b.index));
+  for (const b of built) outcomes[b.index] = duplicates.has(b.index) ? { kind: 'deduped' } : { kind: 'accepted' };
+
+  if (accepted.length > 0) {
+    const job = toJob(website.id, accepted);
+    try {
+      await deps.enqueue(token, job);
+    } catch (err) {
+      // Nothing of this request is accepted: free its keys so the client's retry is not taken for a repeat.
+      await deps.idempotency.release(keys.filter((_, i) => claimed[i]), token).catch(() => undefined);
+      deps.logger.error({ err: (err as Error).message }, 'enqueue failed; batch refused with 503');
+      throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'Events could not be queued; retry with the same idempotency keys', {
+        'Retry-After': '5',
+      });
+    }
+  }
+  return summarize(outcomes);
+}
+
+async function resolveWebsite(pool: Pool, principal: ApiKeyPrincipal, trackingCode: string) {
+  const website = await getWebsiteByTrackingCode(pool, trackingCode);
+  // Another team's website is as unknown as a missing one: nothing leaks about it.
+  if (!website || website.team_id !== principal.teamId) throw notFound('No website with this tracking code');
+  if (principal.permission === 'site_access' && principal.websiteId !== website.id) {
+    throw forbidden('This API key is bound to another website');
+  }
+  return website;
+}
+
+async function requestContext(
+  deps: IngestDeps,
+  req: IngestRequest,
+  website: { id: string; domain: string },
+  now: number,
+): Promise<RequestContext> {
+  const server = req.batch.serverContext ?? {};
+  const ip = server.clientIp?.trim() || undefined;
+  return {
+    websiteId: website.id,
+    websiteDomain: website.domain,
+    apiKeyId: req.principal.keyId,
+    receivedAt: now,
+    expireAt: now + PLANS[req.principal.plan].dataRetentionDays * 86_400_000,
+    // The raw address is used here, during the request, and never leaves this function except hashed.
+    ipHash: hashIp(await deps.salts.forTime(now), website.id, ip),
+    geo: ip ? deps.enrichers.geo?.lookup(ip) : undefined,
+    ua: server.userAgent ? deps.enrichers.ua?.(server.userAgent) : undefined,
+    language: primaryLanguage(server.acceptLanguage),
+  };
+}
+
+function toJob(websiteId: string, accepted: { event: ValidEvent; row: EventRow }[]): IngestJob {
+  const identities: IdentityRecord[] = [];
+  const payments: PaymentRecord[] = [];
+  for (const { event, row } of accepted) {
+    if (event.type === 'identify') identities.push(identityRecord(event, row));
+    if (event.type === 'purchase') payments.push(paymentRecord(event, row));
+  }
+  return { v: 1, websiteId, rows: accepted.map((a) => a.row), identities, payments };
+}
+
+function summarize(outcomes: Outcome[]): IngestResult {
+  const errors: IngestError[] = [];
+  let acceptedCount = 0;
+  let dedupedCount = 0;
+  outcomes.forEach((o, index) => {
+    if (o.kind === 'accepted') acceptedCount++;
+    else if (o.kind === 'deduped') dedupedCount++;
+    else errors.push({ index, reason: o.reason, message: o.message });
+  });
+  return { acceptedCount, dedupedCount, rejectedCount: errors.length, errors };
+}

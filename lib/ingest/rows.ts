@@ -1,0 +1,104 @@
+// What an accepted event becomes: a row of the ClickHouse `events` table, plus, for identify and purchase,
+// the PostgreSQL records. The same schemas check an ingest job when a worker picks it up.
+import { z } from 'zod';
+
+const text = z.string();
+const u16 = z.number().int().min(0).max(65535);
+
+/** One row of `events`; the keys are the table's columns (an explicit column list on insert). */
+export const eventRowSchema = z.object({
+  website_id: z.uuid(),
+  event_id: z.uuid(),
+  type: text,
+  name: text,
+  source: z.enum(['server', 'browser']),
+  ts: text,
+  received_at: text,
+  session_id: text,
+  visitor_id: text,
+  url: text,
+  hostname: text,
+  pathname: text,
+  referrer: text,
+  referrer_domain: text,
+  source_name: text,
+  utm_source: text,
+  utm_medium: text,
+  utm_campaign: text,
+  utm_content: text,
+  utm_term: text,
+  device_type: text,
+  browser: text,
+  browser_version: text,
+  os: text,
+  os_version: text,
+  country_code: text,
+  region: text,
+  city: text,
+  screen_width: u16,
+  screen_height: u16,
+  language: text,
+  ip_hash: text,
+  engagement_ms: z.number().int().min(0),
+  scroll_depth: z.number().int().min(0).max(100),
+  revenue: z.number(),
+  currency: text,
+  props: text,
+  idempotency_key: text,
+  api_key_id: text,
+  expire_at: text,
+});
+export type EventRow = z.infer<typeof eventRowSchema>;
+export const EVENT_COLUMNS = Object.keys(eventRowSchema.shape) as (keyof EventRow)[];
+
+export const identityRecordSchema = z.object({
+  event_id: z.uuid(),
+  website_id: z.uuid(),
+  visitor_id: z.string().min(1),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  customer_id: z.string().nullable(),
+  phone: z.string().nullable(),
+  company: z.string().nullable(),
+  attributes: z.record(z.string(), z.unknown()),
+  seen_at: z.string(),
+});
+export type IdentityRecord = z.infer<typeof identityRecordSchema>;
+
+export const paymentRecordSchema = z.object({
+  event_id: z.uuid(),
+  website_id: z.uuid(),
+  visitor_id: z.string().nullable(),
+  session_id: z.string().nullable(),
+  amount: z.number(),
+  currency: z.string(),
+  payment_provider: z.string(),
+  status: z.string(),
+  provider_event_id: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  plan_name: z.string().nullable(),
+  props: z.record(z.string(), z.unknown()),
+  source: z.enum(['server', 'browser']),
+  occurred_at: z.string(),
+});
+export type PaymentRecord = z.infer<typeof paymentRecordSchema>;
+
+/** The data of one ingest job: one accepted request's events for one website. */
+export const ingestJobSchema = z.object({
+  v: z.literal(1),
+  websiteId: z.uuid(),
+  rows: z.array(eventRowSchema).min(1),
+  identities: z.array(identityRecordSchema),
+  payments: z.array(paymentRecordSchema),
+});
+export type IngestJob = z.infer<typeof ingestJobSchema>;
+
+/** ClickHouse DateTime64(3) text for a Unix-millisecond instant (UTC). */
+export function chTime(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** ClickHouse DateTime text (whole seconds, UTC). */
+export function chSeconds(ms: number): string {
+  return chTime(ms).slice(0, 19);
+}

@@ -1,0 +1,120 @@
+// Per-event checks of server ingestion, in DESIGN §3's order; the first failure wins.
+import type { z } from 'zod';
+import {
+  CONSENT_VALUES,
+  EVENT_TYPES,
+  MAX_PROPS_BYTES,
+  PAYMENT_PROVIDERS,
+  PROPS_SCHEMAS,
+  TS_SKEW_MS,
+  type RejectionReason,
+  type ServerEventType,
+} from './schemas';
+
+export interface ValidEvent {
+  type: ServerEventType;
+  ts: number;
+  sessionId: string;
+  visitorId: string;
+  idempotencyKey?: string;
+  /** The checked props of the type (with defaults applied). */
+  props: Record<string, unknown>;
+  /** Every other prop, kept as custom properties. */
+  custom: Record<string, unknown>;
+}
+
+export type Verdict = { ok: true; event: ValidEvent } | { ok: false; reason: RejectionReason; message: string };
+
+export interface ValidationContext {
+  now: number;
+  /** Names of the website's active goals. */
+  activeGoals: ReadonlySet<string>;
+}
+
+// 8-4-4-4-12 hex, any version and case, but not the nil UUID (DESIGN §3).
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NIL = /^0{8}-0{4}-0{4}-0{4}-0{12}$/;
+export const isUuidShaped = (v: unknown): v is string => typeof v === 'string' && UUID.test(v) && !NIL.test(v);
+
+const NEEDS_VISITOR: ReadonlySet<ServerEventType> = new Set(['pageview', 'identify', 'goal']);
+const NEEDS_SESSION: ReadonlySet<ServerEventType> = new Set(['pageview', 'goal']);
+const MAX_ID = 256;
+
+const reject = (reason: RejectionReason, message: string): Verdict => ({ ok: false, reason, message });
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Checks an id field: required ones must be present; pageview ids must be UUID-shaped. */
+function checkId(value: unknown, field: string, required: boolean, uuid: boolean): string | { message: string } | undefined {
+  if (value === undefined || value === null || value === '') {
+    return required ? { message: `${field} is required for this event type` } : undefined;
+  }
+  if (typeof value !== 'string' || value.length > MAX_ID) return { message: `${field} must be a string of at most ${MAX_ID} characters` };
+  if (uuid && !isUuidShaped(value)) return { message: `${field} must be a UUID for pageview events` };
+  return value;
+}
+
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const path = issue.path.length ? `props.${issue.path.join('.')}` : 'props';
+  return `${path} ${issue.message}`;
+}
+
+export function validateServerEvent(raw: unknown, ctx: ValidationContext): Verdict {
+  if (!isPlainObject(raw) || typeof raw.type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(raw.type)) {
+    return reject('invalid_event_type', `type must be one of ${EVENT_TYPES.join(', ')}`);
+  }
+  const type = raw.type as ServerEventType;
+
+  if (raw.consent !== undefined && !(CONSENT_VALUES as readonly unknown[]).includes(raw.consent)) {
+    return reject('invalid_consent', `consent must be one of ${CONSENT_VALUES.join(', ')}`);
+  }
+  if (raw.consent === 'opt-out') return reject('consent_opted_out', 'the event carries consent opt-out');
+
+  const ts = raw.ts;
+  if (typeof ts !== 'number' || !Number.isFinite(ts)) return reject('invalid_ts', 'ts must be a number of Unix milliseconds');
+  if (Math.abs(ts - ctx.now) > TS_SKEW_MS) return reject('invalid_ts', 'ts must be within 24 hours of server time');
+
+  let idempotencyKey: string | undefined;
+  if (raw.idempotencyKey !== undefined) {
+    if (typeof raw.idempotencyKey !== 'string' || raw.idempotencyKey.length < 1 || raw.idempotencyKey.length > 128) {
+      return reject('invalid_idempotency_key', 'idempotencyKey must be a string of 1 to 128 characters');
+    }
+    idempotencyKey = raw.idempotencyKey;
+  }
+
+  const visitor = checkId(raw.visitorId, 'visitorId', NEEDS_VISITOR.has(type), type === 'pageview');
+  if (typeof visitor === 'object') return reject('invalid_visitor_id', visitor.message);
+  const session = checkId(raw.sessionId, 'sessionId', NEEDS_SESSION.has(type), type === 'pageview');
+  if (typeof session === 'object') return reject('invalid_session_id', session.message);
+
+  if (!isPlainObject(raw.props)) return reject('invalid_props', 'props must be an object');
+  if (JSON.stringify(raw.props).length > MAX_PROPS_BYTES) {
+    return reject('invalid_props', `props must be at most ${MAX_PROPS_BYTES} bytes of JSON`);
+  }
+  const parsed = PROPS_SCHEMAS[type].safeParse(raw.props);
+  if (!parsed.success) return reject('invalid_props', describeIssue(parsed.error));
+  const checked = parsed.data as Record<string, unknown>;
+
+  if (type === 'goal' && !ctx.activeGoals.has(checked.name as string)) {
+    return reject('unknown_goal', `props.name "${String(checked.name).slice(0, 100)}" is not an active goal of this website`);
+  }
+  if (type === 'purchase') {
+    const provider = (checked.payment_provider as string | undefined) ?? 'server';
+    if (!(PAYMENT_PROVIDERS as readonly string[]).includes(provider)) {
+      return reject('invalid_payment_provider', `props.payment_provider must be one of ${PAYMENT_PROVIDERS.join(', ')}`);
+    }
+    checked.payment_provider = provider;
+    checked.currency ??= 'USD';
+    checked.status ??= 'succeeded';
+  }
+
+  const custom: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw.props)) if (!(k in checked)) custom[k] = v;
+  return {
+    ok: true,
+    event: { type, ts, sessionId: session ?? '', visitorId: visitor ?? '', idempotencyKey, props: checked, custom },
+  };
+}

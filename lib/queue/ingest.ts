@@ -1,0 +1,19 @@
+// Enqueueing accepted ingest batches: one BullMQ job per request, id = the request's claim token.
+import type { IngestJob } from '../ingest/rows';
+import type { ProducerQueue } from './queues';
+
+export const INGEST_JOB_NAME = 'batch';
+
+export const INGEST_JOB_OPTIONS = {
+  attempts: 12,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: { count: 1_000 },
+  // Failed jobs stay for the operator: `tidemark queue failed` / `tidemark queue retry`.
+  removeOnFail: false,
+} as const;
+
+export function ingestEnqueuer(queue: ProducerQueue) {
+  return async (jobId: string, job: IngestJob): Promise<void> => {
+    await queue.add(INGEST_JOB_NAME, job, { ...INGEST_JOB_OPTIONS, jobId });
+  };
+}
