@@ -14,6 +14,6 @@ export const INGEST_JOB_OPTIONS = {
 
 export function ingestEnqueuer(queue: ProducerQueue) {
   return async (jobId: string, job: IngestJob): Promise<void> => {
-    await queue.add(INGEST_JOB_NAME, job, { ...INGEST_JOB_OPTIONS, jobId });
+    await queue.addNow(INGEST_JOB_NAME, job, { ...INGEST_JOB_OPTIONS, jobId });
   };
 }

@@ -18,6 +18,18 @@ export class ProducerQueue extends Queue {
     redisPrefix: string,
   ) {
     super(name, { connection: ownConnection as unknown as ConnectionOptions, prefix: bullPrefix(redisPrefix) });
+    // Connection failures surface as failed adds (a 503 to the client); without a listener BullMQ prints them.
+    this.on('error', () => undefined);
+  }
+
+  /**
+   * Adds a job only over a live connection. BullMQ would otherwise wait for Redis to come back, and a job
+   * that lands after the client was answered 503 is one the client never knew was accepted. Commands on a
+   * live connection are bounded by the client's commandTimeout.
+   */
+  async addNow(...args: Parameters<Queue['add']>): ReturnType<Queue['add']> {
+    if (this.ownConnection.status !== 'ready') throw new Error(`queue Redis is ${this.ownConnection.status}`);
+    return this.add(...args);
   }
 
   override async close(): Promise<void> {

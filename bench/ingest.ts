@@ -1,0 +1,672 @@
+// Server-side ingestion benchmark, embedded mode, end to end (see bench/README.md).
+//
+//   npx tsc -p tsconfig.json && node dist/bench/ingest.js [--quick] [flags]
+//
+// Starts the whole service (`node dist/lib/process/supervisor.js`, every role) on a fresh PostgreSQL
+// database, Redis prefix, ClickHouse database and data directory, sets up a user, an enterprise team with
+// lifted limits, a website and a full_access key through the HTTP API and the CLI, then drives
+// POST /api/v1/events from a separate load process (bench/ingest-load.ts) in three phases:
+//   1. warm-up;
+//   2. as fast as possible: accepted events/s and per-batch latency, then the time until every accepted
+//      event is counted by ClickHouse (end-to-end rate);
+//   3. a fixed 10,000 events/s with freshness probes: how long an accepted event takes to become queryable.
+// Prints a table with the issue's targets and PASS/MISS, peak RSS and CPU per role; cleans everything up.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+import { createClickHouse, type ClickHouseClient } from '../lib/clickhouse/client';
+import { formatSummary, summarizeProfile } from './cpuprofile-summary';
+import { percentile, type LoadResult } from './ingest-load';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const DIST = path.join(ROOT, 'dist');
+const PG_BASE = 'postgres://postgres@127.0.0.1:5432';
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const ROLES = ['store', 'web', 'worker', 'clock'] as const;
+type Role = (typeof ROLES)[number] | 'supervisor' | 'load';
+
+const TARGETS = {
+  acceptRate: 80_000,
+  batchP99Ms: 200,
+  endToEndRate: 50_000,
+  freshnessP99Ms: 5_000,
+  steadyRate: 10_000,
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// small helpers
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+const fmtMs = (n: number) => (Number.isFinite(n) ? (n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${n.toFixed(0)} ms`) : 'n/a');
+const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function until<T>(what: string, timeoutMs: number, intervalMs: number, check: () => Promise<T | undefined>): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const v = await check().catch(() => undefined);
+    if (v !== undefined) return v;
+    await sleep(intervalMs);
+  }
+  throw new Error(`${what}: not reached within ${timeoutMs} ms`);
+}
+
+async function api(base: string, method: string, p: string, body?: unknown, token?: string): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(base + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  let json: unknown = text;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // keep text
+  }
+  return { status: res.status, json };
+}
+
+function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(ROOT, 'bin', 'tidemark.js'), ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`tidemark ${args.join(' ')} failed: ${stderr || err.message}`));
+      else resolve(stdout.trim());
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// /proc: the supervisor's children, their peak RSS and CPU time
+
+const CLK_TCK = 100; // Linux USER_HZ
+
+function readProc(pid: number, file: string): string | undefined {
+  try {
+    return fs.readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function parentOf(pid: number): number | undefined {
+  const stat = readProc(pid, 'stat');
+  if (!stat) return undefined;
+  // The command name is in parentheses and may hold spaces; fields after it are space-separated.
+  const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(after[1]);
+}
+
+function cpuTicks(pid: number): number | undefined {
+  const stat = readProc(pid, 'stat');
+  if (!stat) return undefined;
+  const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(after[11]) + Number(after[12]); // utime + stime
+}
+
+function statusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number | undefined {
+  const m = readProc(pid, 'status')?.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The supervisor's children by role, found by scanning /proc for processes whose parent it is. */
+function serviceProcesses(supervisorPid: number): Map<Role, number> {
+  const out = new Map<Role, number>([['supervisor', supervisorPid]]);
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (parentOf(pid) !== supervisorPid) continue;
+    const cmd = readProc(pid, 'cmdline')?.split('\0').join(' ') ?? '';
+    if (cmd.includes('store-main.js')) out.set('store', pid);
+    else if (cmd.includes('api/server.js')) out.set('web', pid);
+    else if (cmd.includes('workers/main.js')) out.set('worker', pid);
+    else if (cmd.includes('jobs/clock.js')) out.set('clock', pid);
+  }
+  return out;
+}
+
+function machineTicks(): { busy: number; total: number } {
+  const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = line.slice(0, 8).reduce((a, b) => a + b, 0);
+  const idle = line[3] + line[4];
+  return { busy: total - idle, total };
+}
+
+interface CpuSnapshot {
+  at: number;
+  ticks: Map<Role, number>;
+  machine: { busy: number; total: number };
+}
+
+function cpuSnapshot(procs: Map<Role, number>): CpuSnapshot {
+  const ticks = new Map<Role, number>();
+  for (const [role, pid] of procs) {
+    const t = cpuTicks(pid);
+    if (t !== undefined) ticks.set(role, t);
+  }
+  return { at: Date.now(), ticks, machine: machineTicks() };
+}
+
+/** CPU use per role between two snapshots, in percent of one core; "machine" is percent of all cores. */
+function cpuUse(a: CpuSnapshot, b: CpuSnapshot): Record<string, number> {
+  const secs = Math.max(0.001, (b.at - a.at) / 1000);
+  const out: Record<string, number> = {};
+  for (const [role, t] of b.ticks) {
+    const t0 = a.ticks.get(role);
+    if (t0 !== undefined) out[role] = Math.round(((t - t0) / CLK_TCK / secs) * 100);
+  }
+  const dm = b.machine.total - a.machine.total;
+  out.machine = dm > 0 ? Math.round(((b.machine.busy - a.machine.busy) / dm) * 100) : NaN;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// the load process
+
+interface ProbeLine {
+  type: 'probe';
+  id: string;
+  sentAt: number;
+  acceptedAt: number;
+}
+
+async function runLoad(
+  opts: { url: string; key: string; code: string; duration: number; concurrency: number; rate: number; batch: number; probeEvery: number },
+  hooks: { onStart?: (t: number, pid: number) => void; onProbe?: (p: ProbeLine) => void } = {},
+): Promise<LoadResult> {
+  const args = [
+    path.join(DIST, 'bench', 'ingest-load.js'),
+    '--url', opts.url,
+    '--key', opts.key,
+    '--code', opts.code,
+    '--duration', String(opts.duration),
+    '--concurrency', String(opts.concurrency),
+    '--rate', String(opts.rate),
+    '--batch', String(opts.batch),
+    '--probe-every', String(opts.probeEvery),
+  ];
+  // The load process is a plain node process: no profiler options from our own environment.
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let result: LoadResult | undefined;
+  const rl = readline.createInterface({ input: child.stdout! });
+  rl.on('line', (line) => {
+    let msg: { type?: string; t?: number } & Record<string, unknown>;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (msg.type === 'started') hooks.onStart?.(msg.t as number, child.pid!);
+    else if (msg.type === 'probe') hooks.onProbe?.(msg as unknown as ProbeLine);
+    else if (msg.type === 'result') result = msg as unknown as LoadResult;
+  });
+  child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[load] ${d.toString()}`));
+  const killer = setTimeout(() => child.kill('SIGKILL'), (opts.duration + 120) * 1000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  clearTimeout(killer);
+  await new Promise((r) => rl.once('close', r)).catch(() => undefined);
+  if (!result) throw new Error(`load process exited with ${code} and no result`);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+interface Flags {
+  warmup: number;
+  accept: number;
+  steady: number;
+  concurrency: number;
+  steadyConcurrency: number;
+  rate: number;
+  batch: number;
+  drainTimeout: number;
+  cpuProf: boolean;
+  keep: boolean;
+  json?: string;
+}
+
+function flags(): Flags {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      warmup: { type: 'string' },
+      accept: { type: 'string' },
+      steady: { type: 'string' },
+      concurrency: { type: 'string', default: '6' },
+      'steady-concurrency': { type: 'string', default: '4' },
+      rate: { type: 'string', default: String(TARGETS.steadyRate) },
+      batch: { type: 'string', default: '1000' },
+      'drain-timeout': { type: 'string', default: '600' },
+      'cpu-prof': { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+      json: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(
+      [
+        'node dist/bench/ingest.js [--quick] [--warmup s] [--accept s] [--steady s] [--concurrency n]',
+        '  [--steady-concurrency n] [--rate events/s] [--batch n] [--drain-timeout s] [--cpu-prof] [--keep] [--json file]',
+        '  --quick      short phases (2 s / 8 s / 8 s instead of 5 s / 20 s / 20 s)',
+        '  --cpu-prof   run the service with NODE_OPTIONS=--cpu-prof and print a self-time summary per role',
+        '  --keep       leave the database, Redis keys and data directory in place (prints their names)',
+        '  --json f     also write every figure as JSON to f',
+        '',
+      ].join('\n'),
+    );
+    process.exit(0);
+  }
+  const q = values.quick;
+  return {
+    warmup: Number(values.warmup ?? (q ? 2 : 5)),
+    accept: Number(values.accept ?? (q ? 8 : 20)),
+    steady: Number(values.steady ?? (q ? 8 : 20)),
+    concurrency: Number(values.concurrency),
+    steadyConcurrency: Number(values['steady-concurrency']),
+    rate: Number(values.rate),
+    batch: Number(values.batch),
+    drainTimeout: Number(values['drain-timeout']),
+    cpuProf: values['cpu-prof'],
+    keep: values.keep,
+    json: values.json,
+  };
+}
+
+async function main(): Promise<number> {
+  const f = flags();
+  const id = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const dbName = `tidemark_bench_${id}`;
+  const prefix = `tmbench_${id}`;
+  const chDatabase = `bench_${id}`;
+  const dataDir = path.join(os.tmpdir(), `tidemark-bench-${id}`);
+  const profDir = path.join(os.tmpdir(), `tidemark-bench-prof-${id}`);
+  const logFile = path.join(os.tmpdir(), `tidemark-bench-${id}.log`);
+  const port = await freePort();
+  let storePort = await freePort();
+  while (storePort === port) storePort = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? os.tmpdir(),
+    PORT: String(port),
+    STORE_PORT: String(storePort),
+    DATABASE_URL: `${PG_BASE}/${dbName}`,
+    REDIS_URL,
+    REDIS_PREFIX: prefix,
+    CLICKHOUSE_DATABASE: chDatabase,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  };
+  const serviceEnv: NodeJS.ProcessEnv = { ...env };
+  if (f.cpuProf) {
+    fs.mkdirSync(profDir, { recursive: true });
+    serviceEnv.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${profDir}`;
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+
+  log(`database ${dbName}, prefix ${prefix}, ClickHouse database ${chDatabase}, data ${dataDir}, port ${port}, store ${storePort}`);
+  log(`service log: ${logFile}`);
+  const logStream = fs.createWriteStream(logFile);
+  let supervisor: ChildProcess | undefined;
+  let clickhouse: ClickHouseClient | undefined;
+  let supervisorExit: Promise<number | null> = Promise.resolve(null);
+  const rolePids = new Map<number, Role>();
+  const report: Record<string, unknown> = { id, startedAt: new Date().toISOString(), flags: f, cores: os.cpus().length };
+
+  try {
+    supervisor = spawn(process.execPath, [path.join(DIST, 'lib', 'process', 'supervisor.js')], {
+      env: serviceEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    supervisor.stdout!.pipe(logStream, { end: false });
+    supervisor.stderr!.pipe(logStream, { end: false });
+    const sup = supervisor;
+    supervisorExit = new Promise((resolve) => sup.on('exit', (c) => resolve(c)));
+
+    const readyStarted = Date.now();
+    await until('GET /readyz = 200', 180_000, 250, async () => {
+      if (sup.exitCode !== null) throw new Error('supervisor exited');
+      const r = await fetch(`${base}/readyz`);
+      return r.status === 200 ? true : undefined;
+    });
+    log(`service ready in ${((Date.now() - readyStarted) / 1000).toFixed(1)} s`);
+    clickhouse = createClickHouse({ url: `http://127.0.0.1:${storePort}`, database: chDatabase });
+
+    // --- account, plan, limits, website, key ---
+    const email = `bench-${id}@example.com`;
+    const reg = await api(base, 'POST', '/api/auth/register', { email, password: `bench password ${id}` });
+    if (reg.status !== 201) throw new Error(`register: ${reg.status} ${JSON.stringify(reg.json)}`);
+    const token: string = reg.json.data.token;
+    const teamId: string = reg.json.data.team.id;
+    log(await runCli(env, ['admin', 'plan', '--team', teamId, '--plan', 'enterprise']));
+    log(await runCli(env, ['admin', 'limits', '--team', teamId, '--rpm', 'unlimited', '--monthly', 'unlimited']));
+    const site = await api(base, 'POST', '/api/websites', { domain: 'shop.example.com', name: 'Bench shop' }, token);
+    if (site.status !== 201) throw new Error(`create website: ${site.status} ${JSON.stringify(site.json)}`);
+    const website: { id: string; tracking_code: string } = site.json.data.website;
+    const keyRes = await api(base, 'POST', `/api/teams/${teamId}/api-keys`, { name: 'bench', permission: 'full_access' }, token);
+    if (keyRes.status !== 201) throw new Error(`create key: ${keyRes.status} ${JSON.stringify(keyRes.json)}`);
+    const key: string = keyRes.json.data.key;
+
+    const procs = serviceProcesses(sup.pid!);
+    for (const [role, pid] of procs) rolePids.set(pid, role);
+    log(`processes: ${[...procs].map(([r, p]) => `${r}=${p}`).join(' ')}`);
+
+    const ch = clickhouse;
+    const count = async (): Promise<number> => {
+      const rs = await ch.query({
+        query: 'SELECT count() AS n FROM events WHERE website_id = {w:UUID}',
+        query_params: { w: website.id },
+        format: 'JSONEachRow',
+      });
+      return Number((await rs.json<{ n: string }>())[0].n);
+    };
+    const waitCount = async (expected: number, timeoutS: number): Promise<{ at: number; n: number; reached: boolean }> => {
+      const end = Date.now() + timeoutS * 1000;
+      let n = await count();
+      while (n < expected && Date.now() < end) {
+        await sleep(200);
+        n = await count();
+      }
+      return { at: Date.now(), n, reached: n >= expected };
+    };
+    const load = (duration: number, concurrency: number, rate: number, probeEvery: number, hooks?: Parameters<typeof runLoad>[1]) =>
+      runLoad({ url: base, key, code: website.tracking_code, duration, concurrency, rate, batch: f.batch, probeEvery }, hooks);
+    const withLoadPid = (m: Map<Role, number>, pid: number) => new Map(m).set('load', pid);
+
+    // --- phase 1: warm-up ---
+    log(`phase 1: warm-up ${f.warmup} s, concurrency ${f.concurrency}`);
+    const warm = await load(f.warmup, f.concurrency, 0, 0);
+    log(`warm-up: ${fmtInt(warm.eventsAccepted)} accepted (${fmtInt(warm.acceptedPerSecond)}/s), p99 ${fmtMs(warm.latencyMs.p99)}`);
+    const warmCounted = await waitCount(warm.eventsAccepted, f.drainTimeout);
+    if (!warmCounted.reached) log(`warm-up events not all counted: ${warmCounted.n} of ${warm.eventsAccepted}`);
+    const baseline = await count();
+
+    // --- phase 2: max-rate accept, then drain ---
+    log(`phase 2: max rate ${f.accept} s, concurrency ${f.concurrency}`);
+    let acceptStart = 0;
+    let cpuA: CpuSnapshot | undefined;
+    const timeline: { s: number; counted: number }[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        if (acceptStart) {
+          const n = await count().catch(() => NaN);
+          timeline.push({ s: Math.round((Date.now() - acceptStart) / 100) / 10, counted: n - baseline });
+        }
+        await sleep(1000);
+      }
+    })();
+    const accept = await load(f.accept, f.concurrency, 0, 0, {
+      onStart: (t, pid) => {
+        acceptStart = t;
+        cpuA = cpuSnapshot(withLoadPid(procs, pid));
+        procs.set('load', pid);
+      },
+    });
+    const cpuAcceptEnd = cpuSnapshot(procs);
+    procs.delete('load');
+    sampling = false;
+    await sampler;
+    const countedAtLoadEnd = (await count()) - baseline;
+    log(
+      `accept: ${fmtInt(accept.eventsAccepted)} accepted in ${accept.seconds} s = ${fmtInt(accept.acceptedPerSecond)}/s; ` +
+        `p50 ${fmtMs(accept.latencyMs.p50)} p99 ${fmtMs(accept.latencyMs.p99)}; counted so far ${fmtInt(countedAtLoadEnd)}`,
+    );
+    const drained = await waitCount(baseline + accept.eventsAccepted, f.drainTimeout);
+    const cpuDrainEnd = cpuSnapshot(procs);
+    const e2eSeconds = (drained.at - acceptStart) / 1000;
+    const e2eRate = drained.reached ? accept.eventsAccepted / e2eSeconds : (drained.n - baseline) / e2eSeconds;
+    const drainSeconds = (drained.at - accept.endedAt) / 1000;
+    log(`drained: ${fmtInt(drained.n - baseline)} counted ${e2eSeconds.toFixed(1)} s after phase start (drain ${drainSeconds.toFixed(1)} s) → ${fmtInt(e2eRate)}/s`);
+
+    // --- phase 3: steady rate with freshness probes ---
+    log(`phase 3: steady ${fmtInt(f.rate)} events/s for ${f.steady} s, concurrency ${f.steadyConcurrency}, one probe per batch`);
+    const baseline3 = await count();
+    const pending = new Map<string, ProbeLine>();
+    const delays: number[] = [];
+    let probesTotal = 0;
+    let steadyRunning = true;
+    let cpuS: CpuSnapshot | undefined;
+    const poller = (async () => {
+      const pollEnd = () => (steadyRunning ? Infinity : Date.now() + 60_000);
+      let stopAt = Infinity;
+      while (steadyRunning || (pending.size > 0 && Date.now() < stopAt)) {
+        if (!steadyRunning && stopAt === Infinity) stopAt = pollEnd();
+        if (pending.size > 0) {
+          const ids = [...pending.keys()];
+          try {
+            const rs = await ch.query({
+              query: 'SELECT DISTINCT visitor_id AS v FROM events WHERE website_id = {w:UUID} AND visitor_id IN {ids:Array(String)}',
+              query_params: { w: website.id, ids },
+              format: 'JSONEachRow',
+            });
+            const seenAt = Date.now(); // the reply's arrival: a conservative upper bound of visibility
+            for (const { v } of await rs.json<{ v: string }>()) {
+              const p = pending.get(v);
+              if (!p) continue;
+              pending.delete(v);
+              delays.push(seenAt - p.acceptedAt);
+            }
+          } catch (err) {
+            log(`probe query failed: ${(err as Error).message}`);
+          }
+        }
+        await sleep(200);
+      }
+    })();
+    const steady = await load(f.steady, f.steadyConcurrency, f.rate, 1, {
+      onStart: (_t, pid) => {
+        cpuS = cpuSnapshot(withLoadPid(procs, pid));
+        procs.set('load', pid);
+      },
+      onProbe: (p) => {
+        probesTotal++;
+        pending.set(p.id, p);
+      },
+    });
+    const cpuSteadyEnd = cpuSnapshot(procs);
+    procs.delete('load');
+    steadyRunning = false;
+    await poller;
+    const unseen = pending.size;
+    delays.sort((a, b) => a - b);
+    // Probes never seen count as "infinitely late" for the percentiles.
+    const withUnseen = [...delays, ...Array.from({ length: unseen }, () => Infinity)];
+    const fresh = {
+      probes: probesTotal,
+      seen: delays.length,
+      unseen,
+      p50: percentile(withUnseen, 50),
+      p95: percentile(withUnseen, 95),
+      p99: percentile(withUnseen, 99),
+      max: withUnseen[withUnseen.length - 1] ?? NaN,
+      min: delays[0] ?? NaN,
+    };
+    const steadyCounted = await waitCount(baseline3 + steady.eventsAccepted, f.drainTimeout);
+    log(`steady: ${fmtInt(steady.acceptedPerSecond)}/s accepted, freshness p50 ${fmtMs(fresh.p50)} p99 ${fmtMs(fresh.p99)} (${fresh.seen}/${fresh.probes} probes)`);
+
+    // --- memory ---
+    const finalProcs = serviceProcesses(sup.pid!);
+    for (const [role, pid] of finalProcs) rolePids.set(pid, role);
+    const rss: Record<string, { peakMb: number; nowMb: number; pid: number }> = {};
+    for (const [role, pid] of finalProcs) {
+      rss[role] = { pid, peakMb: Math.round((statusKb(pid, 'VmHWM') ?? NaN) / 1024), nowMb: Math.round((statusKb(pid, 'VmRSS') ?? NaN) / 1024) };
+    }
+    const restarted = ROLES.filter((r) => procs.get(r) !== undefined && finalProcs.get(r) !== procs.get(r));
+
+    // --- report ---
+    const cpu = {
+      accept: cpuA ? cpuUse(cpuA, cpuAcceptEnd) : {},
+      drain: cpuUse(cpuAcceptEnd, cpuDrainEnd),
+      steady: cpuS ? cpuUse(cpuS, cpuSteadyEnd) : {},
+    };
+    Object.assign(report, {
+      warmup: warm,
+      accept,
+      endToEnd: {
+        accepted: accept.eventsAccepted,
+        counted: drained.n - baseline,
+        reached: drained.reached,
+        seconds: e2eSeconds,
+        drainSecondsAfterLoad: drainSeconds,
+        countedAtLoadEnd,
+        rate: e2eRate,
+        timeline,
+      },
+      steady,
+      steadyCounted: { reached: steadyCounted.reached, counted: steadyCounted.n - baseline3 },
+      freshness: fresh,
+      rss,
+      cpu,
+      restarted,
+    });
+
+    const pass = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+    const by = (value: number, target: number, higherBetter: boolean) => {
+      if (!Number.isFinite(value)) return '';
+      const ok = higherBetter ? value >= target : value <= target;
+      if (ok) return '';
+      return higherBetter ? ` (${Math.round((1 - value / target) * 100)}% short)` : ` (${(value / target).toFixed(1)}× the limit)`;
+    };
+    const rows: [string, string, string, string][] = [
+      ['accepted events/s, max rate, separate process', fmtInt(accept.acceptedPerSecond), `≥ ${fmtInt(TARGETS.acceptRate)}`,
+        pass(accept.acceptedPerSecond >= TARGETS.acceptRate) + by(accept.acceptedPerSecond, TARGETS.acceptRate, true)],
+      ['  per-batch latency p50 / p95', `${fmtMs(accept.latencyMs.p50)} / ${fmtMs(accept.latencyMs.p95)}`, '', ''],
+      ['  per-batch latency p99 (1,000 events)', fmtMs(accept.latencyMs.p99), `≤ ${TARGETS.batchP99Ms} ms`,
+        pass(accept.latencyMs.p99 <= TARGETS.batchP99Ms) + by(accept.latencyMs.p99, TARGETS.batchP99Ms, false)],
+      ['  batches / errors', `${fmtInt(accept.batchesSent)} / ${JSON.stringify(accept.errorsByStatus)}`, '', ''],
+      ['end to end, accepted → counted, events/s', fmtInt(e2eRate), `≥ ${fmtInt(TARGETS.endToEndRate)}`,
+        pass(drained.reached && e2eRate >= TARGETS.endToEndRate) + by(e2eRate, TARGETS.endToEndRate, true)],
+      ['  counted at end of load / drain after load', `${fmtInt(countedAtLoadEnd)} / ${drainSeconds.toFixed(1)} s`, '', ''],
+      ['steady phase: accepted events/s (target rate)', `${fmtInt(steady.acceptedPerSecond)} (${fmtInt(f.rate)})`, '', ''],
+      ['  per-batch latency p50 / p99', `${fmtMs(steady.latencyMs.p50)} / ${fmtMs(steady.latencyMs.p99)}`, '', ''],
+      ['  freshness p50 (accepted → queryable)', fmtMs(fresh.p50), '', ''],
+      ['  freshness p99', fmtMs(fresh.p99), `≤ ${TARGETS.freshnessP99Ms / 1000} s`,
+        pass(fresh.p99 <= TARGETS.freshnessP99Ms && steady.acceptedPerSecond >= 0.95 * f.rate) + by(fresh.p99, TARGETS.freshnessP99Ms, false)],
+      ['  probes seen / sent, max delay', `${fresh.seen} / ${fresh.probes}, ${fmtMs(fresh.max)}`, '', ''],
+    ];
+    for (const role of [...ROLES, 'supervisor'] as const) {
+      const r = rss[role];
+      if (r) rows.push([`peak RSS ${role} (VmHWM)`, `${r.peakMb} MB`, '', `now ${r.nowMb} MB`]);
+    }
+    rows.push(['peak RSS load generator', `${Math.round(Math.max(accept.generatorMaxRssMb, steady.generatorMaxRssMb))} MB`, '', '']);
+    const cpuLine = (c: Record<string, number>) =>
+      ['store', 'web', 'worker', 'clock', 'load'].map((r) => `${r} ${c[r] ?? '-'}%`).join(', ') + ` | machine ${c.machine}% of ${os.cpus().length} cores`;
+    const w = [44, 30, 14];
+    const line = (c: string[]) => `${c[0].padEnd(w[0])} │ ${c[1].padEnd(w[1])} │ ${c[2].padEnd(w[2])} │ ${c[3]}`;
+    const out = [
+      '',
+      `Tidemark server ingestion benchmark — embedded store, ${os.cpus().length} cores, ${new Date().toISOString()}`,
+      `phases: warm-up ${f.warmup} s, max rate ${f.accept} s (concurrency ${f.concurrency}), steady ${f.steady} s at ${fmtInt(f.rate)}/s (concurrency ${f.steadyConcurrency}); batches of ${f.batch}, ~${fmtInt(accept.bodyBytesMean)} B each`,
+      '',
+      line(['figure', 'value', 'target', 'result']),
+      line(['─'.repeat(w[0]), '─'.repeat(w[1]), '─'.repeat(w[2]), '──────']),
+      ...rows.map(line),
+      '',
+      `CPU (% of one core) during max-rate load: ${cpuLine(cpu.accept)}`,
+      `CPU during drain after load:             ${cpuLine(cpu.drain)}`,
+      `CPU during steady phase:                 ${cpuLine(cpu.steady)}`,
+      `written rows timeline during max-rate load (s → counted): ${timeline.map((t) => `${t.s}→${fmtInt(t.counted)}`).join(', ')}`,
+      restarted.length ? `WARNING: roles restarted during the run: ${restarted.join(', ')}` : '',
+      '',
+    ];
+    process.stdout.write(out.join('\n'));
+    return 0;
+  } finally {
+    // --- clean up ---
+    await clickhouse?.close().catch(() => undefined);
+    if (supervisor && supervisor.exitCode === null && supervisor.signalCode === null) {
+      log('stopping the service (SIGTERM)');
+      const known = [...rolePids.keys()].filter((pid) => pid !== supervisor!.pid);
+      supervisor.kill('SIGTERM');
+      const exited = await Promise.race([supervisorExit.then(() => true), sleep(20_000).then(() => false)]);
+      if (!exited) {
+        log('service did not stop within 20 s; SIGKILL');
+        supervisor.kill('SIGKILL');
+        for (const pid of known) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }
+    }
+    logStream.end();
+    if (f.cpuProf) {
+      await sleep(500);
+      const files = fs.existsSync(profDir) ? fs.readdirSync(profDir).filter((x) => x.endsWith('.cpuprofile')) : [];
+      const summaries: string[] = [];
+      for (const file of files) {
+        const pid = Number(file.split('.')[3]);
+        const role = rolePids.get(pid) ?? `pid ${pid}`;
+        if (role === 'clock' || role === 'supervisor') continue;
+        try {
+          summaries.push(formatSummary(summarizeProfile(path.join(profDir, file), 25), `${role} (${file})`));
+        } catch (err) {
+          summaries.push(`${file}: ${(err as Error).message}`);
+        }
+      }
+      process.stdout.write(`\nCPU profiles in ${profDir}\n\n${summaries.join('\n\n')}\n`);
+    }
+    if (f.json) fs.writeFileSync(f.json, JSON.stringify(report, null, 2));
+    if (f.keep) {
+      log(`kept: database ${dbName}, Redis ${prefix}:*, data ${dataDir}`);
+    } else {
+      await cleanup(dbName, prefix, dataDir).catch((err: Error) => log(`cleanup failed: ${err.message}`));
+    }
+  }
+}
+
+async function cleanup(dbName: string, prefix: string, dataDir: string): Promise<void> {
+  const admin = new Client({ connectionString: `${PG_BASE}/postgres` });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${dbName.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    let rounds = 0;
+    let deleted = 0;
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) deleted += await redis.unlink(...keys);
+    } while (cursor !== '0' && ++rounds < 1_000_000);
+    log(`cleaned up: database ${dbName} dropped, ${deleted} Redis keys deleted, data dir removed`);
+  } finally {
+    redis.disconnect();
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    process.stderr.write(`benchmark failed: ${err.stack ?? err.message}\n`);
+    process.exit(1);
+  },
+);
