@@ -194,7 +194,7 @@ async function attributedSources(clickhouse: ClickHouseClient, websiteId: string
 
 /**
  * Succeeded payments in the range (PostgreSQL is the system of record for amounts), by currency and by
- * attributed source. Amounts are summed per currency, never across. Order: by_currency by currency;
+ * attributed source. Amounts are summed per currency, never across. Order (byte order, like ClickHouse): by_currency by currency;
  * by_source by currency, then amount descending, then source.
  */
 export async function revenueSummary(clickhouse: ClickHouseClient, pool: Pool, websiteId: string, range: TimeRange): Promise<RevenueSummary> {
@@ -213,7 +213,7 @@ export async function revenueSummary(clickhouse: ClickHouseClient, pool: Pool, w
        SELECT COALESCE(a.source, $6) AS source, p.currency, sum(p.amount)::text AS amount, count(*)::int AS purchases
        FROM payments p LEFT JOIN attr a ON a.event_id = p.event_id
        WHERE ${succeeded}
-       GROUP BY 1, 2 ORDER BY p.currency, sum(p.amount) DESC, 1`,
+       GROUP BY 1, 2 ORDER BY p.currency, sum(p.amount) DESC, COALESCE(a.source, $6) COLLATE "C"`,
       [...window, [...sources.keys()], [...sources.values()], DIRECT],
     ),
   );
