@@ -19,13 +19,15 @@ async function copyRows(client: PoolClient, table: string, columns: string[], ro
   await pipeline(Readable.from(lines), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)));
 }
 
-const IDENTITY_COLUMNS = ['website_id', 'visitor_id', 'email', 'name', 'customer_id', 'phone', 'company', 'attributes', 'seen_at'];
+const IDENTITY_COLUMNS = ['website_id', 'visitor_id', 'email', 'name', 'customer_id', 'phone', 'company', 'attributes', 'first_seen_at', 'last_seen_at'];
 
-/** One row per (website, visitor): later identifies win field by field; attributes merge. */
-export function mergeIdentities(records: IdentityRecord[]): IdentityRecord[] {
-  const merged = new Map<string, IdentityRecord>();
+export type MergedIdentity = Omit<IdentityRecord, 'seen_at' | 'event_id'> & { first_seen_at: string; last_seen_at: string };
+
+/** One row per (website, visitor): later identifies win field by field; attributes merge; seen times span. */
+export function mergeIdentities(records: IdentityRecord[]): MergedIdentity[] {
+  const merged = new Map<string, MergedIdentity>();
   const sorted = [...records].sort((a, b) => a.seen_at.localeCompare(b.seen_at));
-  for (const r of sorted) {
+  for (const { seen_at, event_id: _id, ...r } of sorted) {
     const key = `${r.website_id}\u0000${r.visitor_id}`;
     const prev = merged.get(key);
     merged.set(
@@ -39,8 +41,10 @@ export function mergeIdentities(records: IdentityRecord[]): IdentityRecord[] {
             phone: r.phone ?? prev.phone,
             company: r.company ?? prev.company,
             attributes: { ...prev.attributes, ...r.attributes },
+            first_seen_at: prev.first_seen_at,
+            last_seen_at: seen_at,
           }
-        : r,
+        : { ...r, first_seen_at: seen_at, last_seen_at: seen_at },
     );
   }
   return [...merged.values()];
@@ -48,16 +52,18 @@ export function mergeIdentities(records: IdentityRecord[]): IdentityRecord[] {
 
 export async function writeIdentities(pool: Pool, records: IdentityRecord[]): Promise<void> {
   if (records.length === 0) return;
-  const rows = mergeIdentities(records).map((r) => [r.website_id, r.visitor_id, r.email, r.name, r.customer_id, r.phone, r.company, r.attributes, r.seen_at]);
+  const rows = mergeIdentities(records).map((r) => [
+    r.website_id, r.visitor_id, r.email, r.name, r.customer_id, r.phone, r.company, r.attributes, r.first_seen_at, r.last_seen_at,
+  ]);
   await withTransaction(pool, async (client) => {
     await client.query(`CREATE TEMP TABLE identify_in (
       website_id uuid, visitor_id text, email text, name text, customer_id text, phone text, company text,
-      attributes jsonb, seen_at timestamptz) ON COMMIT DROP`);
+      attributes jsonb, first_seen_at timestamptz, last_seen_at timestamptz) ON COMMIT DROP`);
     await copyRows(client, 'identify_in', IDENTITY_COLUMNS, rows);
     // A website deleted meanwhile has no row to join: its identifies are dropped with it.
     await client.query(`
       INSERT INTO identified_users AS u (website_id, visitor_id, email, name, customer_id, phone, company, attributes, first_seen_at, last_seen_at)
-      SELECT i.website_id, i.visitor_id, i.email, i.name, i.customer_id, i.phone, i.company, i.attributes, i.seen_at, i.seen_at
+      SELECT i.website_id, i.visitor_id, i.email, i.name, i.customer_id, i.phone, i.company, i.attributes, i.first_seen_at, i.last_seen_at
       FROM identify_in i JOIN websites w ON w.id = i.website_id
       ON CONFLICT (website_id, visitor_id) DO UPDATE SET
         email = COALESCE(EXCLUDED.email, u.email),

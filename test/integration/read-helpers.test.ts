@@ -305,9 +305,8 @@ describe('identified users and visitor profile', () => {
     expect(await identifiedUsers(ctx.pool, fx.website.id, { limit: 5, offset: 9 })).toEqual({ users: [], total: 3 });
   });
 
-  // Known ingest-writer bug (lib/ingest/pgWriter.ts mergeIdentities): two identifies of one visitor written
-  // in one flush store the later ts as first_seen_at. Remove `.failing` once the writer keeps the earliest.
-  it.failing('first_seen_at is the earliest identify even when both arrive in one batch', async () => {
+  // Two identifies of one visitor merged in one flush keep the earliest as first_seen_at.
+  it('first_seen_at is the earliest identify even when both arrive in one batch', async () => {
     const v = randomUUID();
     const t0 = Date.now() - HOUR;
     const res = await fx.post([
