@@ -120,8 +120,7 @@ beforeAll(async () => {
     [26, 'unknown_goal'],
     [27, 'consent_opted_out'],
   ]);
-  // Alice's second identify goes alone, after the first is stored: identifies merged within one write keep
-  // only the later first_seen_at (see the `failing` test below).
+  // Alice's second identify goes alone, after the first is stored, so it merges through the upsert path.
   expect(await waitForEvents(ctx, 25)).toBe(25);
   expect((await fx.post([at(11)])).body.acceptedCount).toBe(1);
   expect((await fx.post(range(27, 28), { key: key2.key })).body.acceptedCount).toBe(2);
