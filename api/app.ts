@@ -5,6 +5,7 @@ import type { AppDeps } from './deps';
 import { requireApiKey } from './middleware/auth';
 import { errorHandler, notFoundHandler } from './middleware/errors';
 import { requestLog } from './middleware/requestLog';
+import { registerQueueMetrics } from '../lib/queue/metrics';
 import { authRoutes } from './routes/auth';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
 import { healthRoutes } from './routes/health';
@@ -19,6 +20,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.set('query parser', 'simple');
   app.use(requestLog(deps.logger, deps.metrics));
+  registerQueueMetrics(deps.metrics, [deps.ingestQueue], deps.redis, deps.config.REDIS_PREFIX);
   app.use(healthRoutes(deps));
 
   // Ingestion parses its own (larger) body after authentication and limits (DESIGN §3 request order).

@@ -13,6 +13,8 @@ import { migrate } from '../lib/db/migrate';
 import { HttpError } from '../lib/errors';
 import { createLogger } from '../lib/log';
 import { parsePlanName } from '../lib/plans';
+import { createProducerQueue, QUEUE_NAMES, type ProducerQueue, type QueueName } from '../lib/queue/queues';
+import { waitReady } from '../lib/redis';
 
 export interface Io {
   out(text: string): void;
@@ -65,6 +67,42 @@ const COMMANDS: Record<string, Command> = {
       } finally {
         await clickhouse.close();
       }
+    },
+  },
+  'queue failed': {
+    usage:
+      'tidemark queue failed [--queue ingest|jobs] [--limit N]\n  Lists jobs that failed for good (retries exhausted or malformed), newest first.',
+    options: { queue: { type: 'string' }, limit: { type: 'string' } },
+    async run(v, ctx) {
+      const limit = v.limit === undefined ? 50 : Number(v.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
+      await withQueue(ctx, v.queue, async (queue) => {
+        const jobs = await queue.getFailed(0, limit - 1);
+        const total = await queue.getFailedCount();
+        ctx.io.out(`${total} failed job(s) in ${queue.name}${total > jobs.length ? `, showing ${jobs.length}` : ''}`);
+        for (const job of jobs) {
+          const when = job.finishedOn ? new Date(job.finishedOn).toISOString() : '-';
+          ctx.io.out(`${job.id}\t${job.name}\tattempts=${job.attemptsMade}\t${when}\t${job.failedReason ?? ''}`);
+        }
+      });
+    },
+  },
+  'queue retry': {
+    usage: 'tidemark queue retry [--queue ingest|jobs] (--id <job id> | --all)\n  Moves failed jobs back to the queue to be processed again.',
+    options: { queue: { type: 'string' }, id: { type: 'string' }, all: { type: 'boolean' } },
+    async run(v, ctx) {
+      if ((v.id === undefined) === (v.all !== true)) throw new UsageError('give exactly one of --id or --all');
+      await withQueue(ctx, v.queue, async (queue) => {
+        const jobs = v.all ? await queue.getFailed(0, -1) : [await queue.getJob(String(v.id))];
+        let retried = 0;
+        for (const job of jobs) {
+          if (!job) throw new UsageError(`no job ${String(v.id)} in ${queue.name}`);
+          if (!(await job.isFailed())) throw new UsageError(`job ${job.id} is not failed`);
+          await job.retry('failed');
+          retried++;
+        }
+        ctx.io.out(`${retried} job(s) moved back to ${queue.name}`);
+      });
     },
   },
   'admin plan': {
@@ -130,6 +168,20 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+async function withQueue(ctx: Context, name: unknown, fn: (queue: ProducerQueue) => Promise<void>): Promise<void> {
+  const queueName = name === undefined ? QUEUE_NAMES.ingest : String(name);
+  if (!(Object.values(QUEUE_NAMES) as string[]).includes(queueName)) {
+    throw new UsageError(`--queue must be one of ${Object.values(QUEUE_NAMES).join(', ')}`);
+  }
+  const queue = createProducerQueue(queueName as QueueName, ctx.config.REDIS_URL, ctx.config.REDIS_PREFIX);
+  try {
+    await waitReady(queue.ownRedis());
+    await fn(queue);
+  } finally {
+    await queue.close();
+  }
+}
+
 function requireString(value: unknown, flag: string): string {
   if (typeof value !== 'string' || value.length === 0) throw new UsageError(`${flag} is required`);
   return value;
@@ -166,11 +218,11 @@ function helpText(): string {
 
 /** Runs one CLI invocation; returns the exit code. */
 export async function main(argv: string[], io: Io = defaultIo, env?: Record<string, string | undefined>): Promise<number> {
-  const name = argv[0] === 'admin' ? `admin ${argv[1] ?? ''}`.trim() : (argv[0] ?? '');
+  const name = argv[0] === 'admin' || argv[0] === 'queue' ? `${argv[0]} ${argv[1] ?? ''}`.trim() : (argv[0] ?? '');
   const command = COMMANDS[name];
   const rest = argv.slice(name.split(' ').length);
   if (!command) {
-    if (name === '' || name === '--help' || name === 'help' || name === '-h' || name === 'admin') {
+    if (name === '' || name === '--help' || name === 'help' || name === '-h' || name === 'admin' || name === 'queue') {
       io.out(helpText());
       return name === '' ? 2 : 0;
     }

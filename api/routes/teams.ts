@@ -1,7 +1,8 @@
 // /api/teams/:teamId: API keys (admin), permissions, usage and members (any active member).
 import { Router } from 'express';
 import type { Pool } from 'pg';
-import { apiKeyView, createApiKey, listApiKeys, revokeApiKey } from '../../lib/accounts/apiKeys';
+import { apiKeyView, createApiKey, getTeamApiKey, listApiKeys, revokeApiKey } from '../../lib/accounts/apiKeys';
+import { apiKeyActivity } from '../../lib/stats/apiKeyActivity';
 import { listMembers, memberView } from '../../lib/accounts/members';
 import { createApiKeyBody } from '../../lib/accounts/schemas';
 import { countActiveMembers, countWebsites, hasRole, planLimits, requireTeamRole } from '../../lib/accounts/teams';
@@ -33,6 +34,13 @@ export function teamRoutes(deps: AppDeps): Router {
     const { team: t } = await requireTeamRole(pool, team(req), userId(res), 'admin');
     await revokeApiKey(pool, t.id, pathUuid(req, 'keyId', 'API key'));
     sendData(res, { deleted: true });
+  });
+
+  // The key's activity panel (spec): accepted events only, 24 h / 7 d counts, top types, the 20 latest.
+  router.get('/:teamId/api-keys/:keyId/activity', async (req, res) => {
+    const { team: t } = await requireTeamRole(pool, team(req), userId(res), 'admin');
+    const key = await getTeamApiKey(pool, t.id, pathUuid(req, 'keyId', 'API key'));
+    sendData(res, { api_key: apiKeyView(key), ...(await apiKeyActivity(deps.clickhouse, key.id)) });
   });
 
   router.get('/:teamId/permissions', async (req, res) => {

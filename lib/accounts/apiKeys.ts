@@ -68,6 +68,13 @@ export async function listApiKeys(pool: Pool, teamId: string): Promise<ApiKeyRow
   return rows;
 }
 
+/** A key of the team (revoked ones included: their history stays readable); 404 otherwise. */
+export async function getTeamApiKey(pool: Pool, teamId: string, keyId: string): Promise<ApiKeyRow> {
+  const { rows } = await pool.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1 AND team_id = $2`, [keyId, teamId]);
+  if (!rows[0]) throw notFound('API key not found');
+  return rows[0];
+}
+
 export async function revokeApiKey(pool: Pool, teamId: string, keyId: string): Promise<void> {
   const { rowCount } = await pool.query(
     'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND team_id = $2 AND revoked_at IS NULL',

@@ -32,6 +32,10 @@ export class ProducerQueue extends Queue {
     return this.add(...args);
   }
 
+  ownRedis(): Redis {
+    return this.ownConnection;
+  }
+
   override async close(): Promise<void> {
     await super.close();
     await this.ownConnection.quit().catch(() => this.ownConnection.disconnect());

@@ -42,7 +42,11 @@ CREATE TABLE IF NOT EXISTS events {{ON_CLUSTER}} (
   props             String,
   idempotency_key   String,
   api_key_id        String,
-  expire_at         DateTime('UTC')
+  expire_at         DateTime('UTC'),
+  -- Visitor timelines and per-key activity look up values that are not in the sort key.
+  INDEX idx_visitor visitor_id TYPE bloom_filter(0.01) GRANULARITY 4,
+  INDEX idx_api_key api_key_id TYPE bloom_filter(0.01) GRANULARITY 4,
+  INDEX idx_event_id event_id TYPE bloom_filter(0.001) GRANULARITY 4
 )
 ENGINE = {{ENGINE}}
 PARTITION BY toYYYYMM(ts)

@@ -19,11 +19,12 @@ CREATE TABLE IF NOT EXISTS sessions {{ON_CLUSTER}} (
   engagement_ms  SimpleAggregateFunction(sum, UInt64),
   identified     SimpleAggregateFunction(max, UInt8),
   source         SimpleAggregateFunction(any, LowCardinality(String)),
-  referrer       SimpleAggregateFunction(any, String),
-  source_name    SimpleAggregateFunction(any, LowCardinality(String)),
-  utm_source     SimpleAggregateFunction(any, LowCardinality(String)),
-  utm_medium     SimpleAggregateFunction(any, LowCardinality(String)),
-  utm_campaign   SimpleAggregateFunction(any, LowCardinality(String)),
+  -- Where the visit came from is what its first pageview says.
+  referrer       AggregateFunction(argMin, String, DateTime64(3, 'UTC')),
+  source_name    AggregateFunction(argMin, String, DateTime64(3, 'UTC')),
+  utm_source     AggregateFunction(argMin, String, DateTime64(3, 'UTC')),
+  utm_medium     AggregateFunction(argMin, String, DateTime64(3, 'UTC')),
+  utm_campaign   AggregateFunction(argMin, String, DateTime64(3, 'UTC')),
   device_type    SimpleAggregateFunction(any, LowCardinality(String)),
   browser        SimpleAggregateFunction(any, LowCardinality(String)),
   os             SimpleAggregateFunction(any, LowCardinality(String)),
@@ -38,6 +39,7 @@ TTL expire_at DELETE
 SETTINGS non_replicated_deduplication_window = 10000;
 
 -- any() over non-empty values: the first event of a session may lack what a later one carries.
+-- The source of a visit is its first pageview's (argMin by ts).
 CREATE MATERIALIZED VIEW IF NOT EXISTS sessions_mv {{ON_CLUSTER}} TO sessions AS
 SELECT
   e.website_id AS website_id,
@@ -51,16 +53,17 @@ SELECT
   count() AS events,
   countIf(e.type IN ('event', 'goal', 'click') OR (e.type = 'engagement' AND e.engagement_ms > 10000)) AS interactions,
   countIf(e.type = 'goal') AS goals,
-  countIf(e.type = 'purchase') AS purchases,
-  sumIf(toDecimal128(e.revenue, 4), e.type = 'purchase') AS revenue,
+  -- Only succeeded purchases are revenue; refunds and failures stay in events but not in these sums.
+  countIf(e.type = 'purchase' AND JSONExtractString(e.props, 'status') = 'succeeded') AS purchases,
+  sumIf(toDecimal128(e.revenue, 4), e.type = 'purchase' AND JSONExtractString(e.props, 'status') = 'succeeded') AS revenue,
   sum(e.engagement_ms) AS engagement_ms,
   max(e.type = 'identify') AS identified,
   any(e.source) AS source,
-  anyIf(e.referrer, e.type = 'pageview') AS referrer,
-  anyIf(e.source_name, e.source_name != '') AS source_name,
-  anyIf(e.utm_source, e.utm_source != '') AS utm_source,
-  anyIf(e.utm_medium, e.utm_medium != '') AS utm_medium,
-  anyIf(e.utm_campaign, e.utm_campaign != '') AS utm_campaign,
+  argMinStateIf(toString(e.referrer), e.ts, e.type = 'pageview') AS referrer,
+  argMinStateIf(toString(e.source_name), e.ts, e.type = 'pageview') AS source_name,
+  argMinStateIf(toString(e.utm_source), e.ts, e.type = 'pageview') AS utm_source,
+  argMinStateIf(toString(e.utm_medium), e.ts, e.type = 'pageview') AS utm_medium,
+  argMinStateIf(toString(e.utm_campaign), e.ts, e.type = 'pageview') AS utm_campaign,
   anyIf(e.device_type, e.device_type != '') AS device_type,
   anyIf(e.browser, e.browser != '') AS browser,
   anyIf(e.os, e.os != '') AS os,

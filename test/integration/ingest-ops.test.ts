@@ -1,0 +1,103 @@
+import { main, type Io } from '../../cli/main';
+import { createProducerQueue, QUEUE_NAMES } from '../../lib/queue/queues';
+import { INGEST_JOB_NAME } from '../../lib/queue/ingest';
+import { createTestContext, type TestContext } from '../helpers/context';
+import { client } from '../helpers/http';
+import { createApiKey, registerUser } from '../helpers/accounts';
+import { ingestFixture, pageview, startTestWorker, waitForEvents, type IngestFixture } from '../helpers/ingest';
+
+let ctx: TestContext;
+let fx: IngestFixture;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  fx = await ingestFixture(ctx);
+  worker = await startTestWorker(ctx);
+});
+afterAll(async () => {
+  await worker.stop();
+  await ctx.close();
+});
+
+function io(): Io & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { stdout, stderr, out: (t) => stdout.push(t), err: (t) => stderr.push(t), stdin: async () => '' };
+}
+
+const env = () => ({
+  DATABASE_URL: ctx.config.DATABASE_URL,
+  REDIS_URL: ctx.config.REDIS_URL,
+  REDIS_PREFIX: ctx.config.REDIS_PREFIX,
+  CLICKHOUSE_URL: ctx.config.CLICKHOUSE_URL,
+  CLICKHOUSE_DATABASE: ctx.config.CLICKHOUSE_DATABASE,
+  DATA_DIR: ctx.config.DATA_DIR,
+  JWT_SECRET: ctx.config.JWT_SECRET,
+});
+
+describe('failed jobs', () => {
+  it('a malformed job fails at once into the failed list; the CLI lists and retries it', async () => {
+    const queue = createProducerQueue(QUEUE_NAMES.ingest, ctx.config.REDIS_URL, ctx.config.REDIS_PREFIX);
+    try {
+      const job = await queue.add(INGEST_JOB_NAME, { v: 1, rows: 'not rows' }, { jobId: 'malformed-1', attempts: 5 });
+      const end = Date.now() + 10_000;
+      while (!(await job.isFailed()) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      expect(await job.isFailed()).toBe(true);
+      const listed = io();
+      expect(await main(['queue', 'failed'], listed, env())).toBe(0);
+      const out = listed.stdout.join('\n');
+      expect(out).toMatch(/^1 failed job\(s\) in ingest/);
+      expect(out).toMatch(/malformed-1\tbatch\tattempts=1\t.*malformed ingest job/);
+      const retried = io();
+      expect(await main(['queue', 'retry', '--id', 'malformed-1'], retried, env())).toBe(0);
+      expect(retried.stdout.join('')).toMatch(/1 job\(s\) moved back to ingest/);
+      // Still malformed, so it fails again: but it did run again.
+      const again = Date.now() + 10_000;
+      while (Date.now() < again) {
+        const fresh = await queue.getJob('malformed-1');
+        if (fresh && (await fresh.isFailed()) && fresh.attemptsMade === 2) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((await queue.getJob('malformed-1'))?.attemptsMade).toBe(2);
+      expect(await main(['queue', 'retry'], io(), env())).toBe(2);
+      expect(await main(['queue', 'failed', '--queue', 'nope'], io(), env())).toBe(2);
+    } finally {
+      await queue.close();
+    }
+  });
+});
+
+describe('API key activity panel', () => {
+  it('shows accepted events only, for admins of the key’s team', async () => {
+    const { id, key } = await createApiKey(ctx, fx.user);
+    const events = [pageview(), pageview(), { type: 'event', ts: Date.now(), props: { name: 'Signup clicked' } }];
+    const res = await fx.post([...events, { ...pageview(), ts: 'yesterday' }], { key });
+    expect(res.body).toMatchObject({ acceptedCount: 3, rejectedCount: 1 });
+    await waitForEvents(ctx, 3, `api_key_id = '${id}'`);
+    const call = client(ctx.baseUrl);
+    const panel = await call('GET', `/api/teams/${fx.user.teamId}/api-keys/${id}/activity`, { token: fx.user.token });
+    expect(panel.status).toBe(200);
+    expect(panel.body.data.api_key).toMatchObject({ id, permission: 'full_access' });
+    expect(panel.body.data.accepted_last_24h).toBe(3);
+    expect(panel.body.data.accepted_last_7d).toBe(3);
+    expect(panel.body.data.top_event_types).toEqual([
+      { type: 'pageview', count: 2 },
+      { type: 'event', count: 1 },
+    ]);
+    expect(panel.body.data.recent_events).toHaveLength(3);
+    const stranger = await registerUser(ctx, 'pro', 'stranger');
+    expect((await call('GET', `/api/teams/${fx.user.teamId}/api-keys/${id}/activity`, { token: stranger.token })).status).toBe(404);
+    expect((await call('GET', `/api/teams/${stranger.teamId}/api-keys/${id}/activity`, { token: stranger.token })).status).toBe(404);
+  });
+});
+
+describe('metrics', () => {
+  it('exports queue depth and writer lag', async () => {
+    const res = await client(ctx.baseUrl)('GET', '/metrics');
+    expect(res.status).toBe(200);
+    expect(res.text).toMatch(/tidemark_queue_jobs\{queue="ingest",state="waiting"[^}]*\} \d+/);
+    expect(res.text).toMatch(/tidemark_queue_oldest_waiting_seconds\{queue="ingest"[^}]*\} [\d.]+/);
+    expect(res.text).toMatch(/tidemark_ingest_writer_lag_seconds\{[^}]*\} [\d.]+/);
+  });
+});
