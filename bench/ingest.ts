@@ -208,6 +208,7 @@ async function runLoad(
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let result: LoadResult | undefined;
   const rl = readline.createInterface({ input: child.stdout! });
+  const closed = new Promise<void>((resolve) => rl.once('close', () => resolve()));
   rl.on('line', (line) => {
     let msg: { type?: string; t?: number } & Record<string, unknown>;
     try {
@@ -223,7 +224,7 @@ async function runLoad(
   const killer = setTimeout(() => child.kill('SIGKILL'), (opts.duration + 120) * 1000);
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   clearTimeout(killer);
-  await new Promise((r) => rl.once('close', r)).catch(() => undefined);
+  await Promise.race([closed, sleep(5_000)]);
   if (!result) throw new Error(`load process exited with ${code} and no result`);
   return result;
 }
@@ -331,6 +332,15 @@ async function main(): Promise<number> {
   let clickhouse: ClickHouseClient | undefined;
   let supervisorExit: Promise<number | null> = Promise.resolve(null);
   const rolePids = new Map<number, Role>();
+  interrupted = async () => {
+    log('interrupted: stopping the service and cleaning up');
+    if (supervisor && supervisor.exitCode === null) {
+      supervisor.kill('SIGTERM');
+      await Promise.race([supervisorExit, sleep(20_000)]);
+      if (supervisor.exitCode === null && supervisor.signalCode === null) supervisor.kill('SIGKILL');
+    }
+    if (!f.keep) await cleanup(dbName, prefix, dataDir).catch((err: Error) => log(`cleanup failed: ${err.message}`));
+  };
   const report: Record<string, unknown> = { id, startedAt: new Date().toISOString(), flags: f, cores: os.cpus().length };
 
   try {
@@ -661,6 +671,17 @@ async function cleanup(dbName: string, prefix: string, dataDir: string): Promise
     redis.disconnect();
   }
   fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+// Ctrl-C or SIGTERM during a run still stops the service and removes what the run created.
+let interrupted: (() => Promise<void>) | undefined;
+let interrupting = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupting) return;
+    interrupting = true;
+    void (interrupted ?? (async () => undefined))().finally(() => process.exit(130));
+  });
 }
 
 main().then(
