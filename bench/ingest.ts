@@ -30,7 +30,7 @@ const DIST = path.join(ROOT, 'dist');
 const PG_BASE = 'postgres://postgres@127.0.0.1:5432';
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const ROLES = ['store', 'web', 'worker', 'clock'] as const;
-type Role = (typeof ROLES)[number] | 'supervisor' | 'load';
+type Role = (typeof ROLES)[number] | 'supervisor' | 'redis';
 
 const TARGETS = {
   acceptRate: 80_000,
@@ -139,6 +139,13 @@ function serviceProcesses(supervisorPid: number): Map<Role, number> {
     else if (cmd.includes('workers/main.js')) out.set('worker', pid);
     else if (cmd.includes('jobs/clock.js')) out.set('clock', pid);
   }
+  // The shared Redis server (not ours, only read): its CPU is part of the ingestion path.
+  for (const entry of fs.readdirSync('/proc')) {
+    if (/^\d+$/.test(entry) && readProc(Number(entry), 'comm')?.trim() === 'redis-server') {
+      out.set('redis', Number(entry));
+      break;
+    }
+  }
   return out;
 }
 
@@ -189,7 +196,7 @@ interface ProbeLine {
 
 async function runLoad(
   opts: { url: string; key: string; code: string; duration: number; concurrency: number; rate: number; batch: number; probeEvery: number },
-  hooks: { onStart?: (t: number, pid: number) => void; onProbe?: (p: ProbeLine) => void } = {},
+  hooks: { onStart?: (t: number) => void; onProbe?: (p: ProbeLine) => void } = {},
 ): Promise<LoadResult> {
   const args = [
     path.join(DIST, 'bench', 'ingest-load.js'),
@@ -216,7 +223,7 @@ async function runLoad(
     } catch {
       return;
     }
-    if (msg.type === 'started') hooks.onStart?.(msg.t as number, child.pid!);
+    if (msg.type === 'started') hooks.onStart?.(msg.t as number);
     else if (msg.type === 'probe') hooks.onProbe?.(msg as unknown as ProbeLine);
     else if (msg.type === 'result') result = msg as unknown as LoadResult;
   });
@@ -401,7 +408,6 @@ async function main(): Promise<number> {
     };
     const load = (duration: number, concurrency: number, rate: number, probeEvery: number, hooks?: Parameters<typeof runLoad>[1]) =>
       runLoad({ url: base, key, code: website.tracking_code, duration, concurrency, rate, batch: f.batch, probeEvery }, hooks);
-    const withLoadPid = (m: Map<Role, number>, pid: number) => new Map(m).set('load', pid);
 
     // --- phase 1: warm-up ---
     log(`phase 1: warm-up ${f.warmup} s, concurrency ${f.concurrency}`);
@@ -427,14 +433,12 @@ async function main(): Promise<number> {
       }
     })();
     const accept = await load(f.accept, f.concurrency, 0, 0, {
-      onStart: (t, pid) => {
+      onStart: (t) => {
         acceptStart = t;
-        cpuA = cpuSnapshot(withLoadPid(procs, pid));
-        procs.set('load', pid);
+        cpuA = cpuSnapshot(procs);
       },
     });
     const cpuAcceptEnd = cpuSnapshot(procs);
-    procs.delete('load');
     sampling = false;
     await sampler;
     const countedAtLoadEnd = (await count()) - baseline;
@@ -485,9 +489,8 @@ async function main(): Promise<number> {
       }
     })();
     const steady = await load(f.steady, f.steadyConcurrency, f.rate, 1, {
-      onStart: (_t, pid) => {
-        cpuS = cpuSnapshot(withLoadPid(procs, pid));
-        procs.set('load', pid);
+      onStart: () => {
+        cpuS = cpuSnapshot(procs);
       },
       onProbe: (p) => {
         probesTotal++;
@@ -495,7 +498,6 @@ async function main(): Promise<number> {
       },
     });
     const cpuSteadyEnd = cpuSnapshot(procs);
-    procs.delete('load');
     steadyRunning = false;
     await poller;
     const unseen = pending.size;
@@ -525,10 +527,12 @@ async function main(): Promise<number> {
     const restarted = ROLES.filter((r) => procs.get(r) !== undefined && finalProcs.get(r) !== procs.get(r));
 
     // --- report ---
+    // The load process's own CPU of its timed part (it has exited by now, so it reports it itself).
+    const loadCpu = (r: LoadResult) => Math.round((r.generatorCpuMs / 1000 / r.seconds) * 100);
     const cpu = {
-      accept: cpuA ? cpuUse(cpuA, cpuAcceptEnd) : {},
+      accept: { ...(cpuA ? cpuUse(cpuA, cpuAcceptEnd) : {}), load: loadCpu(accept) },
       drain: cpuUse(cpuAcceptEnd, cpuDrainEnd),
-      steady: cpuS ? cpuUse(cpuS, cpuSteadyEnd) : {},
+      steady: { ...(cpuS ? cpuUse(cpuS, cpuSteadyEnd) : {}), load: loadCpu(steady) },
     };
     Object.assign(report, {
       warmup: warm,
@@ -581,8 +585,8 @@ async function main(): Promise<number> {
     }
     rows.push(['peak RSS load generator', `${Math.round(Math.max(accept.generatorMaxRssMb, steady.generatorMaxRssMb))} MB`, '', '']);
     const cpuLine = (c: Record<string, number>) =>
-      ['store', 'web', 'worker', 'clock', 'load'].map((r) => `${r} ${c[r] ?? '-'}%`).join(', ') + ` | machine ${c.machine}% of ${os.cpus().length} cores`;
-    const w = [44, 30, 14];
+      ['store', 'web', 'worker', 'clock', 'redis', 'load'].map((r) => `${r} ${c[r] ?? '-'}%`).join(', ') + ` | machine ${c.machine}% of ${os.cpus().length} cores`;
+    const w = [46, 30, 14];
     const line = (c: string[]) => `${c[0].padEnd(w[0])} │ ${c[1].padEnd(w[1])} │ ${c[2].padEnd(w[2])} │ ${c[3]}`;
     const out = [
       '',
