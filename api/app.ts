@@ -8,7 +8,10 @@ import { requestLog } from './middleware/requestLog';
 import { registerQueueMetrics } from '../lib/queue/metrics';
 import { authRoutes } from './routes/auth';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
+import { SiteConfigCache } from '../lib/ingest/siteCache';
+import { browserIngestRoutes } from './routes/browserIngest';
 import { healthRoutes } from './routes/health';
+import { trackerRoutes } from './routes/tracker';
 import { ingestRoutes } from './routes/ingest';
 import { teamRoutes } from './routes/teams';
 import { userRoutes } from './routes/users';
@@ -25,12 +28,15 @@ export function createApp(deps: AppDeps): Express {
 
   // Ingestion parses its own (larger) body after authentication and limits (DESIGN §3 request order).
   app.use('/api/v1', ingestRoutes(deps));
+  const sites = new SiteConfigCache(deps.pool);
+  app.use(trackerRoutes());
+  app.use(browserIngestRoutes(deps, sites));
 
   const json = express.json({ limit: '1mb', strict: true });
   app.use('/api', cookieParser(), json);
   app.use('/api/auth', authRoutes(deps));
   app.use('/api/users', userRoutes(deps));
-  app.use('/api/websites', websiteRoutes(deps));
+  app.use('/api/websites', websiteRoutes(deps, sites));
   app.use('/api/teams', teamRoutes(deps));
   app.use('/api/external/v1', requireApiKey(deps.pool), externalWebsiteWriteRoutes(deps));
 

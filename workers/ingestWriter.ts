@@ -8,6 +8,7 @@ import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
 import { existingEventIds, insertEvents } from '../lib/ingest/chWriter';
 import type { IdempotencyKeys } from '../lib/ingest/dedupe';
+import { insertBrowserRows, upsertErrorGroups } from '../lib/ingest/browserWriter';
 import { writeIdentities, writePayments } from '../lib/ingest/pgWriter';
 import { ingestJobSchema, type EventRow, type IngestJob } from '../lib/ingest/rows';
 import type { Logger } from '../lib/log';
@@ -93,8 +94,15 @@ export class IngestWriter {
     const started = Date.now();
     try {
       const { rows, identities, payments, dropped } = await this.collect(batch);
+      const browser = {
+        interactions: batch.flatMap((p) => p.data.interactions),
+        errors: batch.flatMap((p) => p.data.errors),
+        replays: batch.flatMap((p) => p.data.replays),
+      };
       await writeIdentities(this.opts.pool, identities);
       await writePayments(this.opts.pool, payments);
+      await upsertErrorGroups(this.opts.pool, browser.errors);
+      await insertBrowserRows(this.opts.clickhouse, browser);
       await insertEvents(this.opts.clickhouse, rows);
       for (const p of batch) p.resolve();
       this.opts.onFlush?.({

@@ -18,10 +18,12 @@ import type { AppDeps } from '../deps';
 import { requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
 import { parseBody, pathUuid } from '../middleware/validate';
+import type { SiteConfigCache } from '../../lib/ingest/siteCache';
+import { exclusionRoutes } from './exclusions';
 import { goalRoutes } from './goals';
 import { teamMemberRoutes } from './teamMembers';
 
-export function websiteRoutes(deps: AppDeps): Router {
+export function websiteRoutes(deps: AppDeps, sites: SiteConfigCache): Router {
   const { pool } = deps;
   const router = Router();
   router.use(requireJwt(deps.config.JWT_SECRET));
@@ -50,16 +52,20 @@ export function websiteRoutes(deps: AppDeps): Router {
     // Analytics first: if that fails the website still exists and the delete can simply be retried.
     await purgeWebsiteData(deps.clickhouse, website.id);
     await deleteWebsiteRow(pool, website.id);
+    sites.invalidate(website.tracking_code);
     sendData(res, { deleted: true });
   });
 
   router.put('/:websiteId/general', async (req, res) => {
     const { website } = await requireWebsiteRole(pool, pathUuid(req, 'websiteId', 'Website'), userId(res), 'editor');
     const body = parseBody(updateGeneralBody, req);
-    sendData(res, generalSettingsView(await updateGeneral(pool, website.id, body)));
+    const updated = await updateGeneral(pool, website.id, body);
+    sites.invalidate(website.tracking_code);
+    sendData(res, generalSettingsView(updated));
   });
 
   router.use('/:websiteId/goals', goalRoutes(deps));
+  router.use('/:websiteId', exclusionRoutes(deps, sites));
   router.use('/:websiteId/team-members', teamMemberRoutes(deps));
   return router;
 }

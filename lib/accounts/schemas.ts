@@ -1,6 +1,7 @@
 // Request schemas of the account, website, key, goal and member endpoints. Unknown fields are stripped
 // (zod's default for z.object), every string and array is capped (DESIGN §2 rule 2).
 import { z } from 'zod';
+import { isIpRule } from '../ingest/exclusions';
 import { ROLE_NAMES } from '../plans';
 
 export const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
@@ -82,3 +83,28 @@ export type CreateApiKeyBody = z.infer<typeof createApiKeyBody>;
 export type CreateGoalBody = z.infer<typeof createGoalBody>;
 export type UpdateGoalBody = z.infer<typeof updateGoalBody>;
 export type UpdateProfileBody = z.infer<typeof updateProfileBody>;
+
+export const ipExclusionBody = z.object({
+  ip_address: z
+    .string()
+    .trim()
+    .max(64)
+    .refine((v) => isIpRule(v), 'must be an IPv4 or IPv6 address or CIDR range'),
+  description: z.string().trim().max(500).optional(),
+});
+export const pathExclusionBody = z.object({
+  path_pattern: z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .regex(/^[/*]/, 'must start with / or *'),
+  description: z.string().trim().max(500).optional(),
+});
+export const trackingSettingsBody = z.object({
+  track_outbound_links: z.boolean().optional(),
+  track_downloads: z.boolean().optional(),
+  session_replay: z.boolean().optional(),
+  heatmaps: z.boolean().optional(),
+});
+export type TrackingSettingsBody = z.infer<typeof trackingSettingsBody>;

@@ -167,6 +167,16 @@ export function generalSettingsView(w: WebsiteRow) {
   };
 }
 
+/** Merges the tracking booleans into the website's settings. */
+export async function updateTrackingSettings(pool: Pool, websiteId: string, changes: Partial<WebsiteSettings>): Promise<WebsiteRow> {
+  const { rows } = await pool.query<WebsiteRow>(
+    `UPDATE websites SET settings = settings || $2::jsonb, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+    [websiteId, JSON.stringify(changes)],
+  );
+  if (!rows[0]) throw notFound('Website not found');
+  return rows[0];
+}
+
 export async function deleteWebsiteRow(pool: Pool, websiteId: string): Promise<void> {
   await pool.query('DELETE FROM websites WHERE id = $1', [websiteId]);
 }

@@ -135,7 +135,7 @@ function toJob(websiteId: string, accepted: { event: ValidEvent; row: EventRow }
     if (event.type === 'identify') identities.push(identityRecord(event, row));
     if (event.type === 'purchase') payments.push(paymentRecord(event, row));
   }
-  return { v: 1, websiteId, rows: accepted.map((a) => a.row), identities, payments };
+  return { v: 1, websiteId, rows: accepted.map((a) => a.row), identities, payments, interactions: [], errors: [], replays: [] };
 }
 
 function summarize(outcomes: Outcome[]): IngestResult {

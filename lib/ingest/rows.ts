@@ -83,13 +83,67 @@ export const paymentRecordSchema = z.object({
 });
 export type PaymentRecord = z.infer<typeof paymentRecordSchema>;
 
+/** A heatmap click (browser `click` events); the same event is also a row of `events`. */
+export const interactionRowSchema = z.object({
+  website_id: z.uuid(),
+  event_id: z.uuid(),
+  ts: text,
+  session_id: text,
+  visitor_id: text,
+  pathname: text,
+  x: z.number().int().min(0),
+  y: z.number().int().min(0),
+  viewport_width: u16,
+  viewport_height: u16,
+  page_height: z.number().int().min(0),
+  selector: text,
+  device_type: text,
+  expire_at: text,
+});
+export type InteractionRow = z.infer<typeof interactionRowSchema>;
+
+/** A JavaScript error occurrence (browser `error` events). */
+export const errorRowSchema = z.object({
+  website_id: z.uuid(),
+  event_id: z.uuid(),
+  ts: text,
+  session_id: text,
+  visitor_id: text,
+  pathname: text,
+  fingerprint: text,
+  error_type: text,
+  message: text,
+  stack: text,
+  browser: text,
+  os: text,
+  device_type: text,
+  expire_at: text,
+});
+export type ErrorRow = z.infer<typeof errorRowSchema>;
+
+/** One chunk of a session recording (rrweb events as JSON text). */
+export const replayRowSchema = z.object({
+  website_id: z.uuid(),
+  session_id: text,
+  seq: z.number().int().min(0),
+  ts: text,
+  visitor_id: text,
+  pathname: text,
+  data: text,
+  expire_at: text,
+});
+export type ReplayRow = z.infer<typeof replayRowSchema>;
+
 /** The data of one ingest job: one accepted request's events for one website. */
 export const ingestJobSchema = z.object({
   v: z.literal(1),
   websiteId: z.uuid(),
-  rows: z.array(eventRowSchema).min(1),
+  rows: z.array(eventRowSchema),
   identities: z.array(identityRecordSchema),
   payments: z.array(paymentRecordSchema),
+  interactions: z.array(interactionRowSchema).default([]),
+  errors: z.array(errorRowSchema).default([]),
+  replays: z.array(replayRowSchema).default([]),
 });
 export type IngestJob = z.infer<typeof ingestJobSchema>;
 

@@ -1,0 +1,43 @@
+// What browser ingestion needs about a website, by tracking code, cached for a moment: every page view of
+// every visitor asks, so a PostgreSQL round trip each time would be the bottleneck. Changes made through
+// this process clear the entry at once; other processes see them within TTL_MS.
+import type { Pool } from 'pg';
+import { exclusionRules } from '../accounts/exclusions';
+import { getTeam } from '../accounts/teams';
+import type { PlanName } from '../plans';
+import { getWebsiteByTrackingCode, type WebsiteRow } from '../accounts/websites';
+import { pathPatternToRegExp } from './exclusions';
+
+export const SITE_CACHE_TTL_MS = 2_000;
+
+export interface SiteConfig {
+  website: WebsiteRow;
+  plan: PlanName;
+  ipRules: string[];
+  pathPatterns: RegExp[];
+}
+
+export class SiteConfigCache {
+  private readonly entries = new Map<string, { at: number; value: SiteConfig | null }>();
+
+  constructor(private readonly pool: Pool) {}
+
+  async get(trackingCode: string, now = Date.now()): Promise<SiteConfig | null> {
+    const hit = this.entries.get(trackingCode);
+    if (hit && now - hit.at < SITE_CACHE_TTL_MS) return hit.value;
+    const website = await getWebsiteByTrackingCode(this.pool, trackingCode);
+    let value: SiteConfig | null = null;
+    if (website) {
+      const [rules, team] = await Promise.all([exclusionRules(this.pool, website.id), getTeam(this.pool, website.team_id)]);
+      value = { website, plan: team?.plan ?? 'free', ipRules: rules.ips, pathPatterns: rules.paths.map(pathPatternToRegExp) };
+    }
+    if (this.entries.size > 50_000) this.entries.clear();
+    this.entries.set(trackingCode, { at: now, value });
+    return value;
+  }
+
+  /** Forget a website after a change to its settings or exclusions. */
+  invalidate(trackingCode: string): void {
+    this.entries.delete(trackingCode);
+  }
+}
