@@ -1,4 +1,4 @@
-// Summarises V8 .cpuprofile files (written by `node --cpu-prof`): self time per function and per code
+// Summarises V8 .cpuprofile files (written by `node --cpu-prof` or bench/cpu-profile-preload.ts): self time per function and per code
 // area (a package under node_modules, a project file under dist/, node internals, native/GC).
 //
 //   node dist/bench/cpuprofile-summary.js [--top 20] file.cpuprofile …

@@ -248,6 +248,7 @@ interface Flags {
   batch: number;
   drainTimeout: number;
   cpuProf: boolean;
+  pauseWriter: boolean;
   keep: boolean;
   json?: string;
 }
@@ -265,6 +266,7 @@ function flags(): Flags {
       batch: { type: 'string', default: '1000' },
       'drain-timeout': { type: 'string', default: '600' },
       'cpu-prof': { type: 'boolean', default: false },
+      'pause-writer': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       json: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -277,6 +279,8 @@ function flags(): Flags {
         '  [--steady-concurrency n] [--rate events/s] [--batch n] [--drain-timeout s] [--cpu-prof] [--keep] [--json file]',
         '  --quick      short phases (2 s / 8 s / 8 s instead of 5 s / 20 s / 20 s)',
         '  --cpu-prof   run the service with NODE_OPTIONS=--cpu-prof and print a self-time summary per role',
+        '  --pause-writer  diagnostic: SIGSTOP the worker role during the max-rate load (accept ceiling of web alone;',
+        '               the end-to-end figure of such a run is not comparable)',
         '  --keep       leave the database, Redis keys and data directory in place (prints their names)',
         '  --json f     also write every figure as JSON to f',
         '',
@@ -295,6 +299,7 @@ function flags(): Flags {
     batch: Number(values.batch),
     drainTimeout: Number(values['drain-timeout']),
     cpuProf: values['cpu-prof'],
+    pauseWriter: values['pause-writer'],
     keep: values.keep,
     json: values.json,
   };
@@ -328,7 +333,9 @@ async function main(): Promise<number> {
   const serviceEnv: NodeJS.ProcessEnv = { ...env };
   if (f.cpuProf) {
     fs.mkdirSync(profDir, { recursive: true });
-    serviceEnv.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${profDir}`;
+    // Node refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the profiler instead.
+    serviceEnv.NODE_OPTIONS = `--require ${path.join(DIST, 'bench', 'cpu-profile-preload.js')}`;
+    serviceEnv.BENCH_CPU_PROF_DIR = profDir;
   }
   fs.mkdirSync(dataDir, { recursive: true });
 
@@ -362,9 +369,11 @@ async function main(): Promise<number> {
 
     const readyStarted = Date.now();
     await until('GET /readyz = 200', 180_000, 250, async () => {
-      if (sup.exitCode !== null) throw new Error('supervisor exited');
+      if (sup.exitCode !== null) return 'exited';
       const r = await fetch(`${base}/readyz`);
-      return r.status === 200 ? true : undefined;
+      return r.status === 200 ? 'ready' : undefined;
+    }).then((state) => {
+      if (state === 'exited') throw new Error(`the service exited during start-up; see ${logFile}`);
     });
     log(`service ready in ${((Date.now() - readyStarted) / 1000).toFixed(1)} s`);
     clickhouse = createClickHouse({ url: `http://127.0.0.1:${storePort}`, database: chDatabase });
@@ -436,8 +445,10 @@ async function main(): Promise<number> {
       onStart: (t) => {
         acceptStart = t;
         cpuA = cpuSnapshot(procs);
+        if (f.pauseWriter && procs.get('worker')) process.kill(procs.get('worker')!, 'SIGSTOP');
       },
     });
+    if (f.pauseWriter && procs.get('worker')) process.kill(procs.get('worker')!, 'SIGCONT');
     const cpuAcceptEnd = cpuSnapshot(procs);
     sampling = false;
     await sampler;
@@ -632,7 +643,7 @@ async function main(): Promise<number> {
       const files = fs.existsSync(profDir) ? fs.readdirSync(profDir).filter((x) => x.endsWith('.cpuprofile')) : [];
       const summaries: string[] = [];
       for (const file of files) {
-        const pid = Number(file.split('.')[3]);
+        const pid = Number(file.split('.').at(-2));
         const role = rolePids.get(pid) ?? `pid ${pid}`;
         if (role === 'clock' || role === 'supervisor') continue;
         try {

@@ -20,7 +20,7 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
   const data = script.dataset;
   const api = data.api || new URL(script.src).origin;
   const endpoint = `${api}/api/events/${data.site}`;
-  const blocked = !data.allowLocalhost && (/^(localhost|127\.|\[::1\])/.test(loc.hostname) || loc.protocol == 'file:');
+  const blocked = data.allowLocalhost == null && (/^(localhost|127\.|\[::1\])/.test(loc.hostname) || loc.protocol == 'file:');
   const IGNORE = 'tidemark_ignore';
   const ls = (k: string, v?: string | null, s: Storage = localStorage): string | null | void => {
     try {
