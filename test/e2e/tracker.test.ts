@@ -152,6 +152,40 @@ it('optOut() stops sending and optIn() resumes', async () => {
   expect(n[0].n).toBe('0');
 });
 
+async function servePage(html: string): Promise<{ url: string; close(): void }> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => server.close() };
+}
+
+it('stays silent on localhost without data-allow-localhost; data-persist keeps one visitor id in localStorage', async () => {
+  const tag = (extra: string) =>
+    `<!doctype html><html><head><script defer data-site="${site.tracking_code}" data-api="${ctx.baseUrl}" ${extra} src="${ctx.baseUrl}/tracker.js"></script></head><body>x</body></html>`;
+  const silent = await servePage(tag(''));
+  const persisted = await servePage(tag('data-allow-localhost data-persist="true"'));
+  try {
+    const page = await browser.newPage({ userAgent: USER_AGENT });
+    const posts: string[] = [];
+    page.on('request', (r) => r.method() === 'POST' && posts.push(r.url()));
+    await page.goto(silent.url, { waitUntil: 'load' });
+    await page.waitForTimeout(500);
+    expect(posts).toEqual([]);
+    await page.goto(persisted.url, { waitUntil: 'load' });
+    await page.waitForTimeout(300);
+    const stored = await page.evaluate(() => localStorage.getItem('tm_vid'));
+    expect(stored).toMatch(/^[0-9a-f-]{36}$/);
+    await page.reload({ waitUntil: 'load' });
+    await page.close();
+    expect(await waitForEvents(ctx, 2, `visitor_id = '${stored}' AND type = 'pageview'`)).toBe(2);
+  } finally {
+    silent.close();
+    persisted.close();
+  }
+});
+
 it('loads the replay bundle only when replay is on, and masks every input', async () => {
   const owner = await registerUser(ctx, 'pro', 'replay');
   const replaySite = await createWebsite(ctx, owner, 'replay.example.com');

@@ -180,6 +180,37 @@ describe('ignored events are answered 200 and stored nowhere', () => {
   });
 });
 
+describe('client address', () => {
+  it('ignores X-Forwarded-For unless TRUST_PROXY is set, then geolocates from it', async () => {
+    const ev = event();
+    await post(ev, { headers: { 'x-forwarded-for': '8.8.8.8' } });
+    await waitForEvents(ctx, 1, `session_id = '${ev.session_id}'`);
+    const proxied = await createTestContext({ TRUST_PROXY: 'true' });
+    const proxiedWorker = await startTestWorker(proxied);
+    try {
+      const u = await registerUser(proxied, 'pro', 'proxy');
+      const s2 = await createWebsite(proxied, u, 'www.example.com');
+      const ev2 = event();
+      const res = await client(proxied.baseUrl)('POST', `/e/${s2.tracking_code}`, { headers: { 'user-agent': CHROME, 'x-forwarded-for': '8.8.8.8' }, body: ev2 });
+      expect(res.status).toBe(200);
+      await waitForEvents(proxied, 1, `session_id = '${ev2.session_id}'`);
+      const [viaProxy] = await (await proxied.clickhouse.query({ query: `SELECT country_code FROM events WHERE session_id = '${ev2.session_id}'`, format: 'JSONEachRow' })).json<{ country_code: string }>();
+      expect(viaProxy.country_code).toBe('US');
+    } finally {
+      await proxiedWorker.stop();
+      await proxied.close();
+    }
+    const [direct] = await (await ctx.clickhouse.query({ query: `SELECT country_code FROM events WHERE session_id = '${ev.session_id}'`, format: 'JSONEachRow' })).json<{ country_code: string }>();
+    expect(direct.country_code).toBe(''); // 127.0.0.1, not the forged header
+  });
+
+  it('refuses bodies over the limit with 413', async () => {
+    const res = await post(undefined, { raw: JSON.stringify(event({ event_type: 'replay', seq: 1, data: 'x'.repeat(600 * 1024) })) });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});
+
 describe('abuse limit', () => {
   it('answers 429 past the per-client limit for one website', async () => {
     const own = await createWebsite(ctx, owner, 'busy.example.com');
