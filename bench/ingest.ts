@@ -276,9 +276,9 @@ function flags(): Flags {
     process.stdout.write(
       [
         'node dist/bench/ingest.js [--quick] [--warmup s] [--accept s] [--steady s] [--concurrency n]',
-        '  [--steady-concurrency n] [--rate events/s] [--batch n] [--drain-timeout s] [--cpu-prof] [--keep] [--json file]',
+        '  [--steady-concurrency n] [--rate events/s] [--batch n] [--drain-timeout s] [--cpu-prof] [--pause-writer] [--keep] [--json file]',
         '  --quick      short phases (2 s / 8 s / 8 s instead of 5 s / 20 s / 20 s)',
-        '  --cpu-prof   run the service with NODE_OPTIONS=--cpu-prof and print a self-time summary per role',
+        '  --cpu-prof   profile store, web and worker (preloaded V8 profiler) and print a self-time summary per role',
         '  --pause-writer  diagnostic: SIGSTOP the worker role during the max-rate load (accept ceiling of web alone;',
         '               the end-to-end figure of such a run is not comparable)',
         '  --keep       leave the database, Redis keys and data directory in place (prints their names)',
