@@ -6,11 +6,11 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
-import { existingEventIds, insertEvents } from '../lib/ingest/chWriter';
+import { existingEventIds, insertEventsText, isBadDataError } from '../lib/ingest/chWriter';
 import type { IdempotencyKeys } from '../lib/ingest/dedupe';
 import { insertBrowserRows, upsertErrorGroups } from '../lib/ingest/browserWriter';
 import { writeIdentities, writePayments } from '../lib/ingest/pgWriter';
-import { ingestJobSchema, type EventRow, type IngestJob } from '../lib/ingest/rows';
+import { ingestJobSchema, type IngestJob } from '../lib/ingest/rows';
 import type { Logger } from '../lib/log';
 
 export interface IngestWriterOptions {
@@ -40,15 +40,26 @@ interface Pending {
   data: IngestJob;
   resolve: () => void;
   reject: (err: Error) => void;
+  /** Events of this job whose idempotency claim is void (set while preparing). */
+  voided?: Set<string>;
+}
+
+/** What one job contributes to a flush once void or already-stored events are taken out. */
+interface Prepared {
+  text: string;
+  ids: string[];
+  dropped: number;
 }
 
 export class IngestWriter {
   private buffer: Pending[] = [];
   private bufferedRows = 0;
   private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly inFlight = new Set<Promise<void>>();
   private readonly maxRows: number;
   private readonly maxWaitMs: number;
+  /** Flushes that may run at once: the next one is prepared while ClickHouse stores the last. */
+  private readonly maxInFlight = 2;
 
   constructor(private readonly opts: IngestWriterOptions) {
     this.maxRows = opts.maxRows ?? 50_000;
@@ -62,7 +73,7 @@ export class IngestWriter {
     }
     await new Promise<void>((resolve, reject) => {
       this.buffer.push({ job, data: parsed.data, resolve, reject });
-      this.bufferedRows += parsed.data.rows.length;
+      this.bufferedRows += parsed.data.eventIds.length + parsed.data.replays.length;
       if (this.bufferedRows >= this.maxRows || this.buffer.length >= this.opts.concurrency) this.schedule(0);
       else this.schedule(this.maxWaitMs);
     });
@@ -73,80 +84,125 @@ export class IngestWriter {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      // Flushes run one after another; jobs arriving meanwhile form the next one.
-      this.flushing = this.flushing.then(() => this.flush());
+      this.startFlush();
     }, delayMs);
   }
 
-  /** Writes everything buffered now. Resolves when done (also used at shutdown). */
-  async drain(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.flushing = this.flushing.then(() => this.flush());
-    await this.flushing;
-  }
-
-  private async flush(): Promise<void> {
+  private startFlush(): void {
+    if (this.buffer.length === 0) return;
+    if (this.inFlight.size >= this.maxInFlight) {
+      // Try again when a running flush ends; jobs keep gathering meanwhile.
+      Promise.race(this.inFlight).finally(() => this.schedule(0));
+      return;
+    }
     const batch = this.buffer;
     this.buffer = [];
     this.bufferedRows = 0;
-    if (batch.length === 0) return;
+    const running: Promise<void> = this.flush(batch).finally(() => this.inFlight.delete(running));
+    this.inFlight.add(running);
+  }
+
+  /** Writes everything buffered now and waits for every flush (also used at shutdown). */
+  async drain(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.buffer.length > 0 || this.inFlight.size > 0) {
+      if (this.buffer.length > 0 && this.inFlight.size < this.maxInFlight) this.startFlush();
+      else await Promise.race(this.inFlight);
+    }
+  }
+
+  private async flush(batch: Pending[]): Promise<void> {
     const started = Date.now();
     try {
-      const { rows, identities, payments, dropped } = await this.collect(batch);
-      const browser = {
-        interactions: batch.flatMap((p) => p.data.interactions),
-        errors: batch.flatMap((p) => p.data.errors),
-        replays: batch.flatMap((p) => p.data.replays),
-      };
-      await writeIdentities(this.opts.pool, identities);
-      await writePayments(this.opts.pool, payments);
-      await upsertErrorGroups(this.opts.pool, browser.errors);
-      await insertBrowserRows(this.opts.clickhouse, browser);
-      await insertEvents(this.opts.clickhouse, rows);
+      const prepared = await Promise.all(batch.map((p) => this.prepare(p)));
+      await this.writeSideRecords(batch);
+      try {
+        await this.insertEvents(prepared);
+      } catch (err) {
+        if (!isBadDataError(err) || batch.length === 1) throw err;
+        // ClickHouse refused the data and stored nothing: write job by job so one bad job cannot block others.
+        await this.isolate(batch, prepared);
+        return;
+      }
       for (const p of batch) p.resolve();
       this.opts.onFlush?.({
         jobs: batch.length,
-        rows: rows.length,
-        dropped,
+        rows: prepared.reduce((n, p) => n + p.ids.length, 0),
+        dropped: prepared.reduce((n, p) => n + p.dropped, 0),
         ms: Date.now() - started,
         oldestEnqueuedAt: Math.min(...batch.map((p) => p.job.timestamp)),
       });
     } catch (err) {
       this.opts.logger.error({ err: (err as Error).message, jobs: batch.length }, 'ingest flush failed; jobs will be retried');
-      for (const p of batch) p.reject(err as Error);
+      for (const p of batch) p.reject(isBadDataError(err) ? new UnrecoverableError((err as Error).message) : (err as Error));
     }
   }
 
-  /** The rows a flush may write: void claims dropped, already-stored rows of retried jobs dropped. */
-  private async collect(batch: Pending[]) {
-    const rows: EventRow[] = [];
-    const identities: IngestJob['identities'] = [];
-    const payments: IngestJob['payments'] = [];
-    let dropped = 0;
-    for (const { job, data } of batch) {
-      const voided = await this.voidedEvents(job, data.rows);
-      const retried = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0;
-      const stored = retried ? await existingEventIds(this.opts.clickhouse, data.rows) : new Set<string>();
-      for (const row of data.rows) {
-        if (voided.has(row.event_id) || stored.has(row.event_id)) dropped++;
-        else rows.push(row);
+  private async insertEvents(prepared: Prepared[]): Promise<void> {
+    const parts = prepared.filter((p) => p.ids.length > 0);
+    await insertEventsText(
+      this.opts.clickhouse,
+      parts.map((p) => p.text).join('\n'),
+      parts.flatMap((p) => p.ids),
+    );
+  }
+
+  private async isolate(batch: Pending[], prepared: Prepared[]): Promise<void> {
+    for (let i = 0; i < batch.length; i++) {
+      try {
+        await this.insertEvents([prepared[i]]);
+        batch[i].resolve();
+      } catch (err) {
+        batch[i].reject(isBadDataError(err) ? new UnrecoverableError((err as Error).message) : (err as Error));
       }
-      // PostgreSQL writes are idempotent by themselves; only voided events are left out.
-      identities.push(...data.identities.filter((r) => !voided.has(r.event_id)));
-      payments.push(...data.payments.filter((r) => !voided.has(r.event_id)));
     }
-    return { rows, identities, payments, dropped };
+  }
+
+  /** PostgreSQL records and browser-only tables; all idempotent, so they go first. */
+  private async writeSideRecords(batch: Pending[]): Promise<void> {
+    const voided = new Set<string>();
+    for (const p of batch) for (const id of p.voided ?? []) voided.add(id);
+    const identities = batch.flatMap((p) => p.data.identities).filter((r) => !voided.has(r.event_id));
+    const payments = batch.flatMap((p) => p.data.payments).filter((r) => !voided.has(r.event_id));
+    const browser = {
+      interactions: batch.flatMap((p) => p.data.interactions),
+      errors: batch.flatMap((p) => p.data.errors),
+      replays: batch.flatMap((p) => p.data.replays),
+    };
+    await writeIdentities(this.opts.pool, identities);
+    await writePayments(this.opts.pool, payments);
+    await upsertErrorGroups(this.opts.pool, browser.errors);
+    await insertBrowserRows(this.opts.clickhouse, browser);
+  }
+
+  /** The lines of a job that may be written: void claims dropped; for retried jobs, stored rows dropped. */
+  private async prepare(p: Pending): Promise<Prepared> {
+    const { job, data } = p;
+    const voided = await this.voidedEvents(job, data);
+    p.voided = voided;
+    const retried = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0;
+    const stored =
+      retried && data.tsRange
+        ? await existingEventIds(this.opts.clickhouse, data.websiteId, data.eventIds, data.tsRange)
+        : new Set<string>();
+    if (voided.size === 0 && stored.size === 0) return { text: data.eventsText, ids: data.eventIds, dropped: 0 };
+    const lines = data.eventsText === '' ? [] : data.eventsText.split('\n');
+    const keep = data.eventIds.map((id) => !voided.has(id) && !stored.has(id));
+    return {
+      text: lines.filter((_, i) => keep[i]).join('\n'),
+      ids: data.eventIds.filter((_, i) => keep[i]),
+      dropped: keep.filter((k) => !k).length,
+    };
   }
 
   /** Events whose idempotency claim was released (their request was answered 503) or taken over. */
-  private async voidedEvents(job: Job, rows: EventRow[]): Promise<Set<string>> {
-    const keyed = rows.filter((r) => r.idempotency_key !== '');
-    if (keyed.length === 0 || !job.id) return new Set();
+  private async voidedEvents(job: Job, data: IngestJob): Promise<Set<string>> {
+    if (data.keyed.length === 0 || !job.id) return new Set();
     const held = await this.opts.idempotency.claimStillHeld(
-      keyed.map((r) => this.opts.idempotency.key(r.website_id, r.idempotency_key)),
+      data.keyed.map(([, key]) => this.opts.idempotency.key(data.websiteId, key)),
       job.id,
     );
-    return new Set(keyed.filter((_, i) => !held[i]).map((r) => r.event_id));
+    return new Set(data.keyed.filter((_, i) => !held[i]).map(([line]) => data.eventIds[line]));
   }
 }

@@ -11,7 +11,7 @@ import type { BrowserEvent, IgnoreReason } from './browserSchemas';
 import { hashIp } from './enrich';
 import { hostAllowed, ipExcluded, pathExcluded } from './exclusions';
 import type { Enrichers } from './pipeline';
-import { chSeconds, chTime, type EventRow, type IngestJob } from './rows';
+import { chSeconds, chTime, packEvents, type EventRow, type IngestJob } from './rows';
 import type { DailySalts } from './salt';
 import type { SiteConfigCache } from './siteCache';
 import { referrerDomain, sourceName } from './source';
@@ -125,10 +125,10 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest)
     expire_at: expireAt,
   };
   const job: IngestJob = {
-    v: 1,
+    v: 2,
     websiteId: website.id,
     // Replay chunks are recordings, not analytics events.
-    rows: e.event_type === 'replay' ? [] : [row],
+    ...packEvents(e.event_type === 'replay' ? [] : [row]),
     identities: [],
     payments: [],
     interactions:

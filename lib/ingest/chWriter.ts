@@ -1,44 +1,62 @@
-// ClickHouse writes of the ingest worker: one insert per flush, explicit column list, and a dedup token that
-// is a hash of the event ids it carries, so the same rows sent twice are stored once (the table keeps
-// non_replicated_deduplication_window tokens) while different rows never share a token.
+// ClickHouse writes of the ingest worker. Event rows arrive as JSONEachRow text and go to ClickHouse as they
+// are, with an explicit column list and a dedup token that is a hash of the event ids the insert carries:
+// the same rows sent twice are stored once (the table keeps non_replicated_deduplication_window tokens),
+// while different rows never share a token.
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '../clickhouse/client';
-import { EVENT_COLUMNS, type EventRow } from './rows';
+import { EVENT_COLUMNS } from './rows';
 
-export function dedupToken(rows: EventRow[]): string {
+export function dedupToken(eventIds: readonly string[]): string {
   const hash = createHash('sha256');
-  for (const id of rows.map((r) => r.event_id).sort()) hash.update(id);
+  for (const id of [...eventIds].sort()) hash.update(id);
   return `ev-${hash.digest('hex')}`;
 }
 
-export async function insertEvents(clickhouse: ClickHouseClient, rows: EventRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await clickhouse.insert({
-    table: 'events',
-    values: rows,
-    columns: EVENT_COLUMNS as [string, ...string[]],
-    format: 'JSONEachRow',
+// What ClickHouse answers when the data itself cannot be read (CANNOT_PARSE_UUID, INCORRECT_DATA, …);
+// a block is parsed before any of it is written, so nothing of such an insert was stored.
+const BAD_DATA_TYPE = /^(CANNOT_PARSE_|CANNOT_READ_|INCORRECT_DATA$|TYPE_MISMATCH$|NO_SUCH_COLUMN_IN_TABLE$|TOO_LARGE_STRING_SIZE$|VALUE_IS_OUT_OF_RANGE)/;
+
+export function isBadDataError(err: unknown): boolean {
+  const type = (err as { type?: unknown } | null)?.type;
+  return typeof type === 'string' && BAD_DATA_TYPE.test(type);
+}
+
+export async function insertEventsText(clickhouse: ClickHouseClient, text: string, eventIds: readonly string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  const result = await clickhouse.exec({
+    query: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) FORMAT JSONEachRow`,
+    values: Readable.from([text]),
     clickhouse_settings: {
-      insert_deduplication_token: dedupToken(rows),
+      insert_deduplication_token: dedupToken(eventIds),
       // The sessions view must skip a deduplicated block exactly as the table does.
       deduplicate_blocks_in_dependent_materialized_views: 1,
       // One flush may cover many days; never refuse it for touching many partitions.
       max_partitions_per_insert_block: '1000',
+      input_format_skip_unknown_fields: 0,
     },
+  });
+  result.stream.resume();
+  await new Promise<void>((resolve, reject) => {
+    result.stream.on('end', resolve);
+    result.stream.on('error', reject);
   });
 }
 
-/** Event ids among `rows` that are already stored (used for jobs that may have been written before). */
-export async function existingEventIds(clickhouse: ClickHouseClient, rows: EventRow[]): Promise<Set<string>> {
-  if (rows.length === 0) return new Set();
-  const websites = [...new Set(rows.map((r) => r.website_id))];
-  const times = rows.map((r) => r.ts).sort();
+/** Event ids among `eventIds` that are already stored (for jobs that may have been written before). */
+export async function existingEventIds(
+  clickhouse: ClickHouseClient,
+  websiteId: string,
+  eventIds: readonly string[],
+  tsRange: readonly [string, string],
+): Promise<Set<string>> {
+  if (eventIds.length === 0) return new Set();
   const result = await clickhouse.query({
     query: `SELECT toString(event_id) AS id FROM events
-            WHERE website_id IN {websites:Array(UUID)}
+            WHERE website_id = {website:UUID}
               AND ts BETWEEN {lo:DateTime64(3, 'UTC')} AND {hi:DateTime64(3, 'UTC')}
               AND event_id IN {ids:Array(UUID)}`,
-    query_params: { websites, lo: times[0], hi: times[times.length - 1], ids: rows.map((r) => r.event_id) },
+    query_params: { website: websiteId, lo: tsRange[0], hi: tsRange[1], ids: eventIds },
     format: 'JSONEachRow',
   });
   return new Set((await result.json<{ id: string }>()).map((r) => r.id));

@@ -1,7 +1,7 @@
 // Turns a validated server event into stored rows: ids, times, source, UA and geo fields, the hashed IP.
 // Props given by the sender win over what the request context suggests (DESIGN §3).
 import { createHash, randomUUID } from 'node:crypto';
-import { chSeconds, chTime, type EventRow, type IdentityRecord, type PaymentRecord } from './rows';
+import { chTime, type EventRow, type IdentityRecord, type PaymentRecord } from './rows';
 import { IDENTITY_FIELDS, type PageviewProps } from './schemas';
 import { referrerDomain, sourceName } from './source';
 import type { ValidEvent } from './validate';
@@ -10,8 +10,9 @@ export interface RequestContext {
   websiteId: string;
   websiteDomain: string;
   apiKeyId: string;
-  receivedAt: number;
-  expireAt: number;
+  /** ClickHouse text of the batch's receive time and row expiry, formatted once per request. */
+  receivedAtText: string;
+  expireAtText: string;
   ipHash: string;
   geo?: { country_code: string; region: string; city: string };
   ua?: { device_type: string; browser: string; browser_version: string; os: string; os_version: string };
@@ -62,7 +63,7 @@ export function buildEventRow(event: ValidEvent, ctx: RequestContext): EventRow 
     name: event.type === 'event' || event.type === 'goal' ? str(p.name) : '',
     source: 'server',
     ts: chTime(event.ts),
-    received_at: chTime(ctx.receivedAt),
+    received_at: ctx.receivedAtText,
     session_id: event.sessionId,
     visitor_id: event.visitorId,
     url: loc?.url ?? '',
@@ -95,7 +96,7 @@ export function buildEventRow(event: ValidEvent, ctx: RequestContext): EventRow 
     props: JSON.stringify(customProps(event)),
     idempotency_key: event.idempotencyKey ?? '',
     api_key_id: ctx.apiKeyId,
-    expire_at: chSeconds(ctx.expireAt),
+    expire_at: ctx.expireAtText,
   };
 }
 

@@ -11,7 +11,7 @@ import { PLANS } from '../plans';
 import type { IdempotencyKeys } from './dedupe';
 import { buildEventRow, hashIp, identityRecord, paymentRecord, primaryLanguage, type RequestContext } from './enrich';
 import type { ActiveGoalsCache } from './goalsCache';
-import type { EventRow, IdentityRecord, IngestJob, PaymentRecord } from './rows';
+import { chSeconds, chTime, packEvents, type EventRow, type IdentityRecord, type IngestJob, type PaymentRecord } from './rows';
 import type { DailySalts } from './salt';
 import type { IngestBatch, IngestError, IngestResult, RejectionReason } from './schemas';
 import { validateServerEvent, type ValidEvent } from './validate';
@@ -118,8 +118,8 @@ async function requestContext(
     websiteId: website.id,
     websiteDomain: website.domain,
     apiKeyId: req.principal.keyId,
-    receivedAt: now,
-    expireAt: now + PLANS[req.principal.plan].dataRetentionDays * 86_400_000,
+    receivedAtText: chTime(now),
+    expireAtText: chSeconds(now + PLANS[req.principal.plan].dataRetentionDays * 86_400_000),
     // The raw address is used here, during the request, and never leaves this function except hashed.
     ipHash: hashIp(await deps.salts.forTime(now), website.id, ip),
     geo: ip ? deps.enrichers.geo?.lookup(ip) : undefined,
@@ -135,7 +135,7 @@ function toJob(websiteId: string, accepted: { event: ValidEvent; row: EventRow }
     if (event.type === 'identify') identities.push(identityRecord(event, row));
     if (event.type === 'purchase') payments.push(paymentRecord(event, row));
   }
-  return { v: 1, websiteId, rows: accepted.map((a) => a.row), identities, payments, interactions: [], errors: [], replays: [] };
+  return { v: 2, websiteId, ...packEvents(accepted.map((a) => a.row)), identities, payments, interactions: [], errors: [], replays: [] };
 }
 
 function summarize(outcomes: Outcome[]): IngestResult {

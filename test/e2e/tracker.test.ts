@@ -12,6 +12,12 @@ import { createWebsite, registerUser } from '../helpers/accounts';
 import { startTestWorker, waitForEvents } from '../helpers/ingest';
 
 const CHROMIUM = '/usr/bin/chromium';
+
+// What page.evaluate callbacks touch in the page (the server-side tsconfig has no DOM types).
+interface PageWindow {
+  tidemark: ((name: string, props?: object) => void) & { optOut(): void; optIn(): void };
+  localStorage: { getItem(key: string): string | null };
+}
 const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts');
 // Headless Chromium announces itself as HeadlessChrome, which isbot rightly drops; a visitor's browser does not.
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
@@ -84,13 +90,13 @@ it('records what a visitor does on a page with the tracker', async () => {
   const requested: string[] = [];
   page.on('request', (r) => requested.push(r.url()));
   await page.goto(pageUrl, { waitUntil: 'load' });
-  await page.waitForFunction(() => typeof (window as unknown as { tidemark?: { optOut?: unknown } }).tidemark?.optOut === 'function');
+  await page.waitForFunction(() => typeof (globalThis as unknown as Partial<PageWindow>).tidemark?.optOut === 'function');
   await page.waitForTimeout(300); // the settings request enables click capture
   await page.click('#spa');
   await page.click('#hero');
   await page.click('#out');
   await page.click('#boom');
-  await page.evaluate(() => (window as unknown as { tidemark: (n: string, p: object) => void }).tidemark('Signup', { plan: 'pro' }));
+  await page.evaluate(() => (globalThis as unknown as PageWindow).tidemark('Signup', { plan: 'pro' }));
   await page.waitForTimeout(1200); // visible time before leaving
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, 'tracker-e2e.png'), fullPage: false });
@@ -140,11 +146,11 @@ it('records what a visitor does on a page with the tracker', async () => {
 it('optOut() stops sending and optIn() resumes', async () => {
   const page = await browser.newPage({ userAgent: USER_AGENT });
   await page.goto(`${pageUrl}?opt`, { waitUntil: 'load' });
-  await page.waitForFunction(() => typeof (window as unknown as { tidemark?: { optOut?: unknown } }).tidemark?.optOut === 'function');
-  await page.evaluate(() => (window as unknown as { tidemark: { optOut(): void } }).tidemark.optOut());
-  await page.evaluate(() => (window as unknown as { tidemark: (n: string) => void }).tidemark('While opted out'));
-  await page.evaluate(() => (window as unknown as { tidemark: { optIn(): void } }).tidemark.optIn());
-  await page.evaluate(() => (window as unknown as { tidemark: (n: string) => void }).tidemark('After opt-in'));
+  await page.waitForFunction(() => typeof (globalThis as unknown as Partial<PageWindow>).tidemark?.optOut === 'function');
+  await page.evaluate(() => (globalThis as unknown as PageWindow).tidemark.optOut());
+  await page.evaluate(() => (globalThis as unknown as PageWindow).tidemark('While opted out'));
+  await page.evaluate(() => (globalThis as unknown as PageWindow).tidemark.optIn());
+  await page.evaluate(() => (globalThis as unknown as PageWindow).tidemark('After opt-in'));
   await page.close();
   expect(await waitForEvents(ctx, 1, `website_id = '${site.id}' AND name = 'After opt-in'`)).toBe(1);
   await new Promise((r) => setTimeout(r, 500));
@@ -175,7 +181,7 @@ it('stays silent on localhost without data-allow-localhost; data-persist keeps o
     expect(posts).toEqual([]);
     await page.goto(persisted.url, { waitUntil: 'load' });
     await page.waitForTimeout(300);
-    const stored = await page.evaluate(() => localStorage.getItem('tm_vid'));
+    const stored = await page.evaluate(() => (globalThis as unknown as PageWindow).localStorage.getItem('tm_vid'));
     expect(stored).toMatch(/^[0-9a-f-]{36}$/);
     await page.reload({ waitUntil: 'load' });
     await page.close();

@@ -68,6 +68,34 @@ describe('failed jobs', () => {
   });
 });
 
+describe('a job ClickHouse cannot read', () => {
+  it('fails alone; the jobs flushed with it are stored', async () => {
+    const queue = createProducerQueue(QUEUE_NAMES.ingest, ctx.config.REDIS_URL, ctx.config.REDIS_PREFIX);
+    try {
+      // A well-formed envelope whose row text is not a valid row (a UUID column holds garbage).
+      const poison = await queue.add(
+        INGEST_JOB_NAME,
+        {
+          v: 2, websiteId: fx.website.id, eventsText: '{"website_id":"not-a-uuid","event_id":"also-not"}',
+          eventIds: ['00000000-0000-4000-8000-0000000000aa'], keyed: [], tsRange: null,
+          identities: [], payments: [], interactions: [], errors: [], replays: [],
+        },
+        { jobId: 'poison-1', attempts: 5 },
+      );
+      const good = [pageview(), pageview()];
+      expect((await fx.post(good)).body.acceptedCount).toBe(2);
+      expect(await waitForEvents(ctx, 2, `idempotency_key IN ('${good[0].idempotencyKey}', '${good[1].idempotencyKey}')`)).toBe(2);
+      const end = Date.now() + 10_000;
+      while (!(await poison.isFailed()) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      const failed = await queue.getJob('poison-1');
+      expect(await failed?.isFailed()).toBe(true);
+      expect(failed?.attemptsMade).toBe(1); // unrecoverable: not retried four more times
+    } finally {
+      await queue.close();
+    }
+  });
+});
+
 describe('API key activity panel', () => {
   it('shows accepted events only, for admins of the key’s team', async () => {
     const { id, key } = await createApiKey(ctx, fx.user);

@@ -1,5 +1,6 @@
 // A worker that stores rows and then dies before acknowledging its jobs must not double them when the jobs
 // come back, even regrouped with other jobs in a different flush.
+import { Readable } from 'node:stream';
 import { Worker, type ConnectionOptions } from 'bullmq';
 import { IdempotencyKeys } from '../../lib/ingest/dedupe';
 import type { ClickHouseClient } from '../../lib/clickhouse/client';
@@ -20,16 +21,19 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-/** A ClickHouse client whose inserts really happen, then `after` decides what the caller sees. */
+/** A ClickHouse client whose event inserts really happen, then `after` decides what the caller sees. */
 function clickhouseWithInsertHook(after: (call: number) => Promise<void>): ClickHouseClient {
   let calls = 0;
   return new Proxy(ctx.clickhouse, {
     get(target, prop, receiver) {
-      if (prop === 'insert') {
-        return async (...args: Parameters<ClickHouseClient['insert']>) => {
-          const result = await target.insert(...args);
+      if (prop === 'exec') {
+        return async (params: Parameters<ClickHouseClient['exec']>[0]) => {
+          const result = await target.exec(params);
+          if (!params.query.startsWith('INSERT INTO events')) return result;
+          // The insert has landed once its response is read to the end.
+          for await (const _chunk of result.stream) void _chunk;
           await after(++calls);
-          return result;
+          return { ...result, stream: Readable.from([]) };
         };
       }
       const value = Reflect.get(target, prop, receiver);
