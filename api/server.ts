@@ -6,7 +6,7 @@ import { createPool, ensureDatabase } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
 import { createLogger } from '../lib/log';
 import { createMetrics } from '../lib/metrics';
-import { onShutdown } from '../lib/process/shutdown';
+import { runRole } from '../lib/process/shutdown';
 import { openEnrichers } from '../lib/ingest/enrichers';
 import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
 import { createRedis, warnUnlessNoEviction, waitReady } from '../lib/redis';
@@ -65,11 +65,5 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
 
 if (require.main === module) {
   const config = configOrExit();
-  startWeb(config).then(
-    (web) => onShutdown(() => web.stop()),
-    (err: Error) => {
-      process.stderr.write(`web failed to start: ${err.message}\n`);
-      process.exit(1);
-    },
-  );
+  runRole('web', () => startWeb(config));
 }

@@ -3,7 +3,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import { configOrExit, type Config } from '../lib/config';
 import { createLogger } from '../lib/log';
-import { onShutdown } from '../lib/process/shutdown';
+import { runRole } from '../lib/process/shutdown';
 import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
 import { SCHEDULED_JOBS } from './registry';
 
@@ -43,11 +43,5 @@ export async function startClock(config: Config): Promise<{ stop(): Promise<void
 
 if (require.main === module) {
   const config = configOrExit();
-  startClock(config).then(
-    (clock) => onShutdown(() => clock.stop()),
-    (err: Error) => {
-      process.stderr.write(`clock failed to start: ${err.message}\n`);
-      process.exit(1);
-    },
-  );
+  runRole('clock', () => startClock(config));
 }

@@ -5,7 +5,7 @@ import { configOrExit, type Config } from '../lib/config';
 import { createPool, ensureDatabase } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
 import { createLogger } from '../lib/log';
-import { onShutdown } from '../lib/process/shutdown';
+import { runRole } from '../lib/process/shutdown';
 import { QUEUE_NAMES } from '../lib/queue/queues';
 import { bullPrefix, createRedis, warnUnlessNoEviction } from '../lib/redis';
 import { IdempotencyKeys } from '../lib/ingest/dedupe';
@@ -79,11 +79,5 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
 
 if (require.main === module) {
   const config = configOrExit();
-  startWorker(config).then(
-    (worker) => onShutdown(() => worker.stop()),
-    (err: Error) => {
-      process.stderr.write(`worker failed to start: ${err.message}\n`);
-      process.exit(1);
-    },
-  );
+  runRole('worker', () => startWorker(config));
 }

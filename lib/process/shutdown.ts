@@ -1,6 +1,11 @@
 // SIGTERM/SIGINT handling shared by every role (DESIGN §2 rule 8): stop once, within 10 s, then exit.
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
+/**
+ * Runs `stop` on SIGTERM or SIGINT, and when the supervising parent goes away (its IPC channel closes), so a
+ * role never outlives a supervisor that was killed. Register it before start-up work: a signal that
+ * arrives while the role is still starting then waits for the start and stops what was started.
+ */
 export function onShutdown(stop: () => Promise<void>, deadlineMs = SHUTDOWN_DEADLINE_MS): void {
   let stopping = false;
   const handler = () => {
@@ -15,4 +20,18 @@ export function onShutdown(stop: () => Promise<void>, deadlineMs = SHUTDOWN_DEAD
   };
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
+  if (process.connected) process.on('disconnect', handler);
+}
+
+/** Starts a role with its shutdown handler already in place; a failed start exits with one line. */
+export function runRole<T extends { stop(): Promise<void> }>(name: string, start: () => Promise<T>): void {
+  const started = start();
+  onShutdown(async () => {
+    const role = await started.catch(() => undefined);
+    await role?.stop();
+  });
+  started.catch((err: Error) => {
+    process.stderr.write(`${name} failed to start: ${err.message}\n`);
+    process.exit(1);
+  });
 }

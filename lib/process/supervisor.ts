@@ -45,7 +45,8 @@ export class Supervisor {
   }
 
   private launch(spec: ChildSpec, failures: number): void {
-    const child = spawn(spec.command, spec.args, { stdio: ['ignore', 'inherit', 'inherit'] });
+    // The IPC channel lets a child notice when the supervisor is gone, even after a SIGKILL.
+    const child = spawn(spec.command, spec.args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const startedAt = Date.now();
     this.running.set(spec.name, child);
     this.logger.info({ child: spec.name, pid: child.pid }, 'child started');

@@ -75,6 +75,25 @@ async function freePort(): Promise<number> {
   });
 }
 
+describe('a supervisor that is killed outright', () => {
+  it('takes its children with it: they see the IPC channel close and stop', async () => {
+    const dist = path.join(__dirname, '..', '..', 'dist', 'lib');
+    const child = `require(${JSON.stringify(path.join(dist, 'process', 'shutdown.js'))}).onShutdown(async () => {}); setInterval(() => {}, 1000)`;
+    const parentScript = `
+      const { Supervisor } = require(${JSON.stringify(path.join(dist, 'process', 'supervisor.js'))});
+      const { createLogger } = require(${JSON.stringify(path.join(dist, 'log.js'))});
+      const sup = new Supervisor([{ name: 'role', command: process.execPath, args: ['-e', ${JSON.stringify(child)}] }], createLogger('silent', 'test'));
+      sup.start().then(() => setTimeout(() => process.stdout.write(String(sup.pid('role')) + '\\n'), 300));
+      setInterval(() => {}, 1000);`;
+    const parent = spawn(node, ['-e', parentScript], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const childPid = await new Promise<number>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
+    expect(alive(childPid)).toBe(true);
+    parent.kill('SIGKILL');
+    await until(() => !alive(childPid), 5_000);
+    expect(alive(childPid)).toBe(false);
+  });
+});
+
 describe('npm start (all roles under the supervisor)', () => {
   jest.setTimeout(120_000);
 
