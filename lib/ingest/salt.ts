@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { redisKey } from '../redis';
 
-const KEEP_SECONDS = 72 * 3600; // the day itself plus 48 h
+const KEEP_AFTER_DAY_MS = 48 * 3600 * 1000;
 
 export function utcDay(at: number): string {
   return new Date(at).toISOString().slice(0, 10);
@@ -26,7 +26,10 @@ export class DailySalts {
     const key = redisKey(this.prefix, 'salt', day);
     const candidate = randomBytes(32).toString('hex');
     // SET NX … GET answers the existing value when another process won the race.
-    const existing = (await this.redis.set(key, candidate, 'EX', KEEP_SECONDS, 'NX', 'GET')) as string | null;
+    // Deleted 48 h after its day ends, whenever in the day it was created.
+    const dayEnd = Date.parse(`${day}T00:00:00Z`) + 86_400_000;
+    const expireAt = Math.floor((dayEnd + KEEP_AFTER_DAY_MS) / 1000);
+    const existing = (await this.redis.set(key, candidate, 'EXAT', expireAt, 'NX', 'GET')) as string | null;
     const salt = existing ?? candidate;
     if (this.cache.size > 4) this.cache.clear();
     this.cache.set(day, salt);
