@@ -12,7 +12,8 @@ import { createPool, ensureDatabase } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
 import { HttpError } from '../lib/errors';
 import { createLogger } from '../lib/log';
-import { parsePlanName } from '../lib/plans';
+import { parsePlanName, PLANS } from '../lib/plans';
+import { restampRetention } from '../lib/retention';
 import { createProducerQueue, QUEUE_NAMES, type ProducerQueue, type QueueName } from '../lib/queue/queues';
 import { waitReady } from '../lib/redis';
 
@@ -113,8 +114,17 @@ const COMMANDS: Record<string, Command> = {
       const team = requireUuid(v.team, '--team');
       const parsed = parsePlanName(requireString(v.plan, '--plan'));
       if (!parsed) throw new UsageError('--plan must be one of free, pro, scale, enterprise (or starter, professional)');
-      const updated = await setTeamPlan(await ctx.pool(), team, parsed.plan, parsed.label);
+      const pool = await ctx.pool();
+      const updated = await setTeamPlan(pool, team, parsed.plan, parsed.label);
       ctx.io.out(`team ${updated.id} is now on plan ${parsed.label}${parsed.label !== parsed.plan ? ` (${parsed.plan})` : ''}`);
+      // Stored rows follow the new plan's retention.
+      const clickhouse = createClickHouse({ url: ctx.config.CLICKHOUSE_URL, database: ctx.config.CLICKHOUSE_DATABASE });
+      try {
+        const websites = await restampRetention(clickhouse, pool, team, parsed.plan);
+        ctx.io.out(`retention of ${websites} website(s) set to ${PLANS[parsed.plan].dataRetentionDays} days`);
+      } finally {
+        await clickhouse.close();
+      }
     },
   },
   'admin limits': {

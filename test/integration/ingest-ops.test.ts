@@ -120,6 +120,38 @@ describe('API key activity panel', () => {
   });
 });
 
+describe('retention follows the plan', () => {
+  it('admin plan re-stamps expire_at of the team’s stored rows', async () => {
+    const ev = pageview();
+    await fx.post([ev]);
+    await waitForEvents(ctx, 1, `idempotency_key = '${ev.idempotencyKey}'`);
+    const days = async () =>
+      (
+        await (
+          await ctx.clickhouse.query({
+            query: `SELECT dateDiff('day', toDateTime(ts), expire_at) AS d FROM events WHERE idempotency_key = {k:String}`,
+            query_params: { k: ev.idempotencyKey },
+            format: 'JSONEachRow',
+          })
+        ).json<{ d: string }>()
+      ).map((r) => Number(r.d))[0];
+    expect(await days()).toBe(1825); // enterprise
+    const out = io();
+    expect(await main(['admin', 'plan', '--team', fx.user.teamId, '--plan', 'pro'], out, env())).toBe(0);
+    expect(out.stdout.join('\n')).toMatch(/retention of \d+ website\(s\) set to 365 days/);
+    expect(await days()).toBe(365);
+    const sessions = await (
+      await ctx.clickhouse.query({
+        query: `SELECT dateDiff('day', toDateTime(start_ts), expire_at) AS d FROM sessions WHERE session_id = {s:String}`,
+        query_params: { s: ev.sessionId },
+        format: 'JSONEachRow',
+      })
+    ).json<{ d: string }>();
+    expect(sessions.map((r) => Number(r.d))).toEqual([365]);
+    await main(['admin', 'plan', '--team', fx.user.teamId, '--plan', 'enterprise'], io(), env());
+  });
+});
+
 describe('metrics', () => {
   it('exports queue depth and writer lag', async () => {
     const res = await client(ctx.baseUrl)('GET', '/metrics');
