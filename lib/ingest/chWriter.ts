@@ -1,4 +1,4 @@
-// ClickHouse writes of the ingest worker. Event rows arrive as JSONEachRow text and go to ClickHouse as they
+// ClickHouse writes of the ingest worker. Event rows arrive as JSONCompactEachRow text and go to ClickHouse as they
 // are, with an explicit column list and a dedup token that is a hash of the event ids the insert carries:
 // the same rows sent twice are stored once (the table keeps non_replicated_deduplication_window tokens),
 // while different rows never share a token.
@@ -25,7 +25,7 @@ export function isBadDataError(err: unknown): boolean {
 export async function insertEventsText(clickhouse: ClickHouseClient, text: string, eventIds: readonly string[]): Promise<void> {
   if (eventIds.length === 0) return;
   const result = await clickhouse.exec({
-    query: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) FORMAT JSONEachRow`,
+    query: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) FORMAT JSONCompactEachRow`,
     values: Readable.from([text]),
     clickhouse_settings: {
       insert_deduplication_token: dedupToken(eventIds),
@@ -33,7 +33,6 @@ export async function insertEventsText(clickhouse: ClickHouseClient, text: strin
       deduplicate_blocks_in_dependent_materialized_views: 1,
       // One flush may cover many days; never refuse it for touching many partitions.
       max_partitions_per_insert_block: '1000',
-      input_format_skip_unknown_fields: 0,
     },
   });
   result.stream.resume();

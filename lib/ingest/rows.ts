@@ -136,7 +136,7 @@ export type ReplayRow = z.infer<typeof replayRowSchema>;
 
 /**
  * The data of one ingest job: one accepted request's events for one website. Event rows travel as
- * JSONEachRow text, serialised once by the API: the worker neither parses nor re-serialises them on the
+ * JSONCompactEachRow text (values in EVENT_COLUMNS order), serialised once by the API: the worker neither parses nor re-serialises them on the
  * normal path (the benchmark showed JSON work dominating both roles). `eventIds` is aligned with the lines;
  * `keyed` names the lines that carry an idempotency key.
  */
@@ -158,17 +158,14 @@ export const ingestJobSchema = z.object({
 export type IngestJob = z.infer<typeof ingestJobSchema>;
 
 /**
- * A row as JSON without its empty strings and zeros: ClickHouse fills omitted JSONEachRow fields with the
- * column's default, which is exactly those values, and most columns of most events are empty. About half the
- * bytes through Redis and into the store.
+ * A row as a JSONCompactEachRow line: its values as a JSON array in EVENT_COLUMNS order. Measured against
+ * JSON objects (full or with empty columns left out) it is both the fastest to build and the smallest,
+ * which matters twice: the web role builds it, and Redis and the store carry it.
  */
-function compactJson(row: EventRow): string {
-  const out: Record<string, unknown> = {};
-  for (const column of EVENT_COLUMNS) {
-    const value = row[column];
-    if (value !== '' && value !== 0) out[column] = value;
-  }
-  return JSON.stringify(out);
+function compactLine(row: EventRow): string {
+  const values = new Array<unknown>(EVENT_COLUMNS.length);
+  for (let i = 0; i < EVENT_COLUMNS.length; i++) values[i] = row[EVENT_COLUMNS[i]];
+  return JSON.stringify(values);
 }
 
 /** Serialises event rows into the job's text form, with explicit column order (EVENT_COLUMNS). */
@@ -182,7 +179,7 @@ export function packEvents(rows: EventRow[]): Pick<IngestJob, 'eventsText' | 'ev
     if (r.idempotency_key) keyed.push([i, r.idempotency_key]);
   });
   return {
-    eventsText: rows.map(compactJson).join('\n'),
+    eventsText: rows.map(compactLine).join('\n'),
     eventIds: rows.map((r) => r.event_id),
     keyed,
     tsRange: rows.length ? [minTs, maxTs] : null,
