@@ -187,9 +187,19 @@ export function packEvents(rows: EventRow[]): Pick<IngestJob, 'eventsText' | 'ev
 }
 
 /** ClickHouse DateTime64(3) text for a Unix-millisecond instant (UTC). */
-export function chTime(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+export function chTime(instant: number): string {
+  const ms = Math.floor(instant); // a JSON ts may carry a fraction of a millisecond
+  // Events of a batch mostly share their second: format the second once, then only the milliseconds.
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastSecondText = new Date(second * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  }
+  const millis = ms - second * 1000;
+  return `${lastSecondText}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}`;
 }
+let lastSecond = Number.NaN;
+let lastSecondText = '';
 
 /** ClickHouse DateTime text (whole seconds, UTC). */
 export function chSeconds(ms: number): string {

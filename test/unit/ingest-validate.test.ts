@@ -95,3 +95,12 @@ describe('enrichment helpers', () => {
     ]);
   });
 });
+
+describe('chTime', () => {
+  it('formats like Date#toISOString for any instant, fractions and repeats of one second included', () => {
+    const { chTime } = require('../../lib/ingest/rows') as typeof import('../../lib/ingest/rows');
+    const samples = [0, 5, 70, 999, 1000, -1500, 1795333073007, 1795333073999.7, 1795333073573, 1795333073573];
+    for (let i = 0; i < 2000; i++) samples.push(Math.random() * 4e12 - 1e12);
+    for (const ms of samples) expect(chTime(ms)).toBe(new Date(Math.floor(ms)).toISOString().replace('T', ' ').replace('Z', ''));
+  });
+});
