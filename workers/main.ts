@@ -1,5 +1,5 @@
 // Boots the worker role: migrations, then BullMQ workers for each queue it serves.
-import { Worker, type ConnectionOptions } from 'bullmq';
+import { Worker } from 'bullmq';
 import { createClickHouse } from '../lib/clickhouse/client';
 import { configOrExit, type Config } from '../lib/config';
 import { createPool, ensureDatabase } from '../lib/db/pool';
@@ -32,7 +32,7 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
   const connection = createRedis(config.REDIS_URL, 'worker', 'tidemark-worker');
   await warnUnlessNoEviction(connection, logger);
   const jobs = new Worker(QUEUE_NAMES.jobs, jobsProcessor({ pool, clickhouse, logger }), {
-    connection: connection as unknown as ConnectionOptions,
+    connection,
     prefix: bullPrefix(config.REDIS_PREFIX),
     concurrency: 1,
   });
@@ -53,7 +53,7 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
     },
   });
   const ingest = new Worker(QUEUE_NAMES.ingest, writer.process, {
-    connection: connection as unknown as ConnectionOptions,
+    connection,
     prefix: bullPrefix(config.REDIS_PREFIX),
     concurrency: INGEST_CONCURRENCY,
   });

@@ -1,6 +1,6 @@
 // Queue names and factories. Producers (the API) get fail-fast connections so a Redis outage turns into a
 // 503 instead of a request that hangs; workers get blocking ones.
-import { Queue, type ConnectionOptions } from 'bullmq';
+import { Queue } from 'bullmq';
 import { bullPrefix, createRedis, type Redis } from '../redis';
 
 export const QUEUE_NAMES = {
@@ -17,7 +17,7 @@ export class ProducerQueue extends Queue {
     private readonly ownConnection: Redis,
     redisPrefix: string,
   ) {
-    super(name, { connection: ownConnection as unknown as ConnectionOptions, prefix: bullPrefix(redisPrefix) });
+    super(name, { connection: ownConnection, prefix: bullPrefix(redisPrefix) });
     // Connection failures surface as failed adds (a 503 to the client); without a listener BullMQ prints them.
     this.on('error', () => undefined);
   }

@@ -1,7 +1,7 @@
 // A worker that stores rows and then dies before acknowledging its jobs must not double them when the jobs
 // come back, even regrouped with other jobs in a different flush.
 import { Readable } from 'node:stream';
-import { Worker, type ConnectionOptions } from 'bullmq';
+import { Worker } from 'bullmq';
 import { IdempotencyKeys } from '../../lib/ingest/dedupe';
 import type { ClickHouseClient } from '../../lib/clickhouse/client';
 import { createLogger } from '../../lib/log';
@@ -54,7 +54,7 @@ function startWriter(clickhouse: ClickHouseClient, opts: { lockDuration?: number
     maxWaitMs: opts.maxWaitMs ?? 1_500,
   });
   const worker = new Worker(QUEUE_NAMES.ingest, writer.process, {
-    connection: connection as unknown as ConnectionOptions,
+    connection,
     prefix: bullPrefix(ctx.config.REDIS_PREFIX),
     concurrency: opts.concurrency ?? 8,
     lockDuration: opts.lockDuration ?? 30_000,
