@@ -15,7 +15,7 @@ import { createApp } from './app';
 export async function startWeb(config: Config): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
   const logger = createLogger(config.LOG_LEVEL, 'web');
   await ensureDatabase(config.DATABASE_URL);
-  const pool = createPool(config.DATABASE_URL);
+  const pool = createPool(config.DATABASE_URL, 10, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL connection closed'));
   const clickhouse = createClickHouse({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE });
   const redis = createRedis(config.REDIS_URL, 'request', 'tidemark-web');
   await waitReady(redis, 10_000);

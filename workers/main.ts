@@ -19,7 +19,7 @@ const INGEST_CONCURRENCY = 64;
 export async function startWorker(config: Config): Promise<{ stop(): Promise<void> }> {
   const logger = createLogger(config.LOG_LEVEL, 'worker');
   await ensureDatabase(config.DATABASE_URL);
-  const pool = createPool(config.DATABASE_URL);
+  const pool = createPool(config.DATABASE_URL, 10, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL connection closed'));
   const clickhouse = createClickHouse({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE });
   await migrate({
     pool,

@@ -3,8 +3,12 @@ import { Pool, Client, type PoolClient } from 'pg';
 
 export type { Pool, PoolClient };
 
-export function createPool(databaseUrl: string, max = 10): Pool {
-  return new Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000 });
+export function createPool(databaseUrl: string, max = 10, onIdleError?: (err: Error) => void): Pool {
+  const pool = new Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000 });
+  // An idle connection that the server ends (restart, failover, pg_terminate_backend) is dropped from the
+  // pool; without a listener that error would crash the process.
+  pool.on('error', (err) => onIdleError?.(err));
+  return pool;
 }
 
 /** Creates the database named in the URL when it is missing; safe when several processes race to do it. */
