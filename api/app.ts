@@ -3,6 +3,7 @@ import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
 import type { AppDeps } from './deps';
 import { requireApiKey } from './middleware/auth';
+import { monthlyQuota, perMinuteLimit } from './middleware/rateLimits';
 import { errorHandler, notFoundHandler } from './middleware/errors';
 import { requestLog } from './middleware/requestLog';
 import { registerQueueMetrics } from '../lib/queue/metrics';
@@ -38,7 +39,13 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/users', userRoutes(deps));
   app.use('/api/websites', websiteRoutes(deps, sites));
   app.use('/api/teams', teamRoutes(deps));
-  app.use('/api/external/v1', requireApiKey(deps.pool), externalWebsiteWriteRoutes(deps));
+  app.use(
+    '/api/external/v1',
+    requireApiKey(deps.pool),
+    perMinuteLimit(deps.redis, deps.config.REDIS_PREFIX, 'external'),
+    monthlyQuota(deps.redis, deps.config.REDIS_PREFIX, 1),
+    externalWebsiteWriteRoutes(deps),
+  );
 
   app.use(notFoundHandler());
   app.use(errorHandler(deps.logger));

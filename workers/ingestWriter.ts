@@ -44,6 +44,17 @@ interface Pending {
   voided?: Set<string>;
 }
 
+async function liveWebsites(pool: Pool, ids: string[]): Promise<Set<string>> {
+  const { rows } = await pool.query<{ id: string }>('SELECT id FROM websites WHERE id = ANY($1::uuid[])', [ids]);
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Data a store refused (ClickHouse parse errors, PostgreSQL class 22 "data exception"): retrying cannot help. */
+function isBadRowError(err: unknown): boolean {
+  const pgCode = (err as { code?: unknown } | null)?.code;
+  return isBadDataError(err) || (typeof pgCode === 'string' && pgCode.startsWith('22'));
+}
+
 /** What one job contributes to a flush once void or already-stored events are taken out. */
 interface Prepared {
   text: string;
@@ -112,15 +123,28 @@ export class IngestWriter {
     }
   }
 
-  private async flush(batch: Pending[]): Promise<void> {
+  private async flush(all: Pending[]): Promise<void> {
     const started = Date.now();
+    let batch = all;
     try {
+      // A website deleted after its events were queued takes them with it (its analytics were purged).
+      const live = await liveWebsites(this.opts.pool, [...new Set(all.map((p) => p.data.websiteId))]);
+      batch = all.filter((p) => live.has(p.data.websiteId));
+      for (const p of all) if (!live.has(p.data.websiteId)) p.resolve();
+      if (batch.length === 0) return;
       const prepared = await Promise.all(batch.map((p) => this.prepare(p)));
-      await this.writeSideRecords(batch);
+      try {
+        await this.writeSideRecords(batch);
+      } catch (err) {
+        if (!isBadRowError(err) || batch.length === 1) throw err;
+        // PostgreSQL refused a record's data: write job by job so one bad job cannot block the others.
+        await this.isolate(batch, prepared);
+        return;
+      }
       try {
         await this.insertEvents(prepared);
       } catch (err) {
-        if (!isBadDataError(err) || batch.length === 1) throw err;
+        if (!isBadRowError(err) || batch.length === 1) throw err;
         // ClickHouse refused the data and stored nothing: write job by job so one bad job cannot block others.
         await this.isolate(batch, prepared);
         return;
@@ -135,7 +159,7 @@ export class IngestWriter {
       });
     } catch (err) {
       this.opts.logger.error({ err: (err as Error).message, jobs: batch.length }, 'ingest flush failed; jobs will be retried');
-      for (const p of batch) p.reject(isBadDataError(err) ? new UnrecoverableError((err as Error).message) : (err as Error));
+      for (const p of batch) p.reject(isBadRowError(err) ? new UnrecoverableError((err as Error).message) : (err as Error));
     }
   }
 
@@ -148,13 +172,15 @@ export class IngestWriter {
     );
   }
 
+  /** Writes each job on its own (side records, then events); a job whose data is refused fails for good. */
   private async isolate(batch: Pending[], prepared: Prepared[]): Promise<void> {
     for (let i = 0; i < batch.length; i++) {
       try {
+        await this.writeSideRecords([batch[i]]);
         await this.insertEvents([prepared[i]]);
         batch[i].resolve();
       } catch (err) {
-        batch[i].reject(isBadDataError(err) ? new UnrecoverableError((err as Error).message) : (err as Error));
+        batch[i].reject(isBadRowError(err) ? new UnrecoverableError((err as Error).message) : (err as Error));
       }
     }
   }

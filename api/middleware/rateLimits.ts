@@ -3,19 +3,16 @@
 import type { RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import { HttpError } from '../../lib/errors';
-import { MonthlyUsage } from '../../lib/limits/usage';
+import { HttpError, serviceUnavailable } from '../../lib/errors';
+import { MonthlyUsage, nextMonthStart } from '../../lib/limits/usage';
 import { effectiveLimits } from '../../lib/plans';
 import { redisKey, type Redis } from '../../lib/redis';
 import { apiKey } from './auth';
 import { errorBody } from './envelope';
 
-function unavailable(): HttpError {
-  return new HttpError(503, 'SERVICE_UNAVAILABLE', 'Service temporarily unavailable; retry shortly', { 'Retry-After': '5' });
-}
-
 /** Requests per minute for the authenticated key; `scope` keeps ingestion and reads in separate windows. */
 export function perMinuteLimit(redis: Redis, prefix: string, scope: 'ingest' | 'external'): RequestHandler {
+  const usage = new MonthlyUsage(redis, prefix);
   const limiter = rateLimit({
     windowMs: 60_000,
     limit: (_req, res) => effectiveLimits(apiKey(res).plan, apiKey(res).limitOverrides).requestsPerMinute ?? 0,
@@ -29,13 +26,22 @@ export function perMinuteLimit(redis: Redis, prefix: string, scope: 'ingest' | '
       // ioredis' call() takes the command name first; the store hands us the full argv.
       sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
     }),
-    handler: (_req, res) => {
+    handler: async (_req, res) => {
+      // Every ingestion 429 carries the monthly usage too (DESIGN §3), read without charging.
+      const key = apiKey(res);
+      const limit = effectiveLimits(key.plan, key.limitOverrides).requestsPerMonth;
+      const used = await usage.used(key.teamId).catch(() => undefined);
+      if (limit !== null && used !== undefined) {
+        res.setHeader('X-Usage-Limit', String(limit));
+        res.setHeader('X-Usage-Remaining', String(Math.max(0, limit - used)));
+        res.setHeader('X-Usage-Reset', String(Math.floor(nextMonthStart(Date.now()) / 1000)));
+      }
       res.status(429).json(errorBody('RATE_LIMITED', 'Rate limit exceeded; retry after the window resets'));
     },
   });
   return (req, res, next) => {
     // A store failure (Redis down) must not become a 500 or let traffic through unmetered.
-    Promise.resolve(limiter(req, res, (err?: unknown) => (err ? next(unavailable()) : next()))).catch(() => next(unavailable()));
+    Promise.resolve(limiter(req, res, (err?: unknown) => (err ? next(serviceUnavailable()) : next()))).catch(() => next(serviceUnavailable()));
   };
 }
 
@@ -49,7 +55,7 @@ export function monthlyQuota(redis: Redis, prefix: string, credits: number): Req
     try {
       state = await usage.charge(key.teamId, credits, limit);
     } catch {
-      throw unavailable();
+      throw serviceUnavailable();
     }
     if (state.limit !== null) {
       res.setHeader('X-Usage-Limit', String(state.limit));

@@ -5,7 +5,7 @@ import { getTeam } from '../../lib/accounts/teams';
 import { authenticateUser, createUser, getUser, publicUser, type UserRow } from '../../lib/accounts/users';
 import { createLoginThrottle } from '../../lib/auth/throttle';
 import { createSession, deleteSession, SESSION_COOKIE, SESSION_TTL_MS, signJwt } from '../../lib/auth/tokens';
-import { forbidden, unauthorized } from '../../lib/errors';
+import { forbidden, orUnavailable, unauthorized } from '../../lib/errors';
 import type { AppDeps } from '../deps';
 import { requireSession } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
@@ -47,15 +47,9 @@ export function authRoutes(deps: AppDeps): Router {
   router.post('/login', async (req: Request, res) => {
     const body = parseBody(loginBody, req);
     const clientIp = req.ip ?? 'unknown';
-    await throttle.check(body.email, clientIp);
-    let user: UserRow;
-    try {
-      user = await authenticateUser(pool, body.email, body.password);
-    } catch (err) {
-      await throttle.fail(body.email, clientIp);
-      throw err;
-    }
-    await throttle.succeed(body.email);
+    await orUnavailable(throttle.attempt(body.email, clientIp));
+    const user = await authenticateUser(pool, body.email, body.password);
+    await throttle.succeed(body.email, clientIp).catch(() => undefined);
     await signIn(res, user, 200);
   });
 

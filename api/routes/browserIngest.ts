@@ -3,7 +3,9 @@
 import express, { Router, type Request, type Response } from 'express';
 import { Counter } from 'prom-client';
 import { ingestBrowserEvent, type BrowserDeps } from '../../lib/ingest/browser';
-import { browserEventSchema, MAX_BROWSER_BODY_BYTES } from '../../lib/ingest/browserSchemas';
+import { browserEventSchema, MAX_BROWSER_BODY_BYTES, type BrowserEvent } from '../../lib/ingest/browserSchemas';
+import { cleanJson } from '../../lib/ingest/sanitize';
+import { normalizeIp } from '../../lib/ingest/enrich';
 import { DailySalts } from '../../lib/ingest/salt';
 import type { SiteConfigCache } from '../../lib/ingest/siteCache';
 import { notFound, badRequest } from '../../lib/errors';
@@ -44,11 +46,12 @@ export function browserIngestRoutes(deps: AppDeps, sites: SiteConfigCache): Rout
     } catch {
       throw badRequest('Request body is not valid JSON');
     }
-    const event = parse(browserEventSchema, raw);
+    // Cleaned once here: ClickHouse and PostgreSQL both refuse some of what a page can send (NUL, lone surrogates).
+    const event = cleanJson(parse(browserEventSchema, raw)) as BrowserEvent;
     const outcome = await ingestBrowserEvent(browser, {
       trackingCode: String(req.params.code),
       event,
-      ip: req.ip,
+      ip: normalizeIp(req.ip),
       userAgentHeader: req.headers['user-agent'],
       gpc: req.headers['sec-gpc'] === '1',
       now: Date.now(),

@@ -1,7 +1,7 @@
 // Request schemas of the account, website, key, goal and member endpoints. Unknown fields are stripped
 // (zod's default for z.object), every string and array is capped (DESIGN §2 rule 2).
 import { z } from 'zod';
-import { isIpRule } from '../ingest/exclusions';
+import { isIpRule, MAX_PATTERN_STARS } from '../ingest/exclusions';
 import { ROLE_NAMES } from '../plans';
 
 export const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
@@ -32,7 +32,12 @@ export const registerBody = z.object({ email, password, full_name: fullName.opti
 export const loginBody = z.object({ email, password: z.string().min(1).max(512) });
 export const updateProfileBody = z.object({
   full_name: fullName.nullable().optional(),
-  avatar_url: z.string().url().max(2048).nullable().optional(),
+  avatar_url: z
+    .string()
+    .max(2048)
+    .regex(/^https?:\/\/[^\s]+$/i, 'must be an http(s) URL')
+    .nullable()
+    .optional(),
 });
 export const changePasswordBody = z.object({ current_password: z.string().min(1).max(512), new_password: password });
 
@@ -98,7 +103,8 @@ export const pathExclusionBody = z.object({
     .trim()
     .min(1)
     .max(500)
-    .regex(/^[/*]/, 'must start with / or *'),
+    .regex(/^[/*]/, 'must start with / or *')
+    .refine((v) => v.split('*').length - 1 <= MAX_PATTERN_STARS, `may hold at most ${MAX_PATTERN_STARS} * wildcards`),
   description: z.string().trim().max(500).optional(),
 });
 export const trackingSettingsBody = z.object({

@@ -10,35 +10,37 @@ export const MAX_FAILURES_PER_EMAIL = 10;
 export const MAX_FAILURES_PER_CLIENT = 50;
 
 export interface LoginThrottle {
-  /** Throws 429 when either counter is over its limit. */
-  check(email: string, clientIp: string): Promise<void>;
-  fail(email: string, clientIp: string): Promise<void>;
-  succeed(email: string): Promise<void>;
+  /**
+   * Counts an attempt before the password is checked (atomically, so parallel guesses are all counted) and
+   * throws 429 once either counter is past its limit.
+   */
+  attempt(email: string, clientIp: string): Promise<void>;
+  /** A successful sign-in does not count: the email's counter is cleared, the client's given back. */
+  succeed(email: string, clientIp: string): Promise<void>;
 }
 
 export function createLoginThrottle(redis: Redis, prefix: string, secret: string): LoginThrottle {
   const digest = (kind: string, value: string) => createHmac('sha256', secret).update(`${kind}:${value}`).digest('hex').slice(0, 32);
   const emailKey = (email: string) => redisKey(prefix, 'login-fail', 'email', digest('email', email.toLowerCase()));
   const clientKey = (ip: string) => redisKey(prefix, 'login-fail', 'ip', digest('ip', ip));
-  const tooMany = () =>
-    new HttpError(429, 'RATE_LIMITED', 'Too many failed sign-in attempts; try again later', {
-      'Retry-After': String(LOGIN_WINDOW_SECONDS),
-    });
   return {
-    async check(email, clientIp) {
-      const [byEmail, byClient] = await redis.mget(emailKey(email), clientKey(clientIp));
-      if (Number(byEmail ?? 0) >= MAX_FAILURES_PER_EMAIL || Number(byClient ?? 0) >= MAX_FAILURES_PER_CLIENT) throw tooMany();
-    },
-    async fail(email, clientIp) {
+    async attempt(email, clientIp) {
       const multi = redis.multi();
       for (const key of [emailKey(email), clientKey(clientIp)]) {
         multi.incr(key);
         multi.expire(key, LOGIN_WINDOW_SECONDS, 'NX');
       }
-      await multi.exec();
+      const replies = (await multi.exec()) ?? [];
+      const byEmail = Number(replies[0]?.[1] ?? 0);
+      const byClient = Number(replies[2]?.[1] ?? 0);
+      if (byEmail > MAX_FAILURES_PER_EMAIL || byClient > MAX_FAILURES_PER_CLIENT) {
+        throw new HttpError(429, 'RATE_LIMITED', 'Too many failed sign-in attempts; try again later', {
+          'Retry-After': String(LOGIN_WINDOW_SECONDS),
+        });
+      }
     },
-    async succeed(email) {
-      await redis.del(emailKey(email));
+    async succeed(email, clientIp) {
+      await redis.multi().del(emailKey(email)).decr(clientKey(clientIp)).exec();
     },
   };
 }

@@ -4,7 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { isbot } from 'isbot';
-import { forbidden, HttpError, notFound } from '../errors';
+import { forbidden, HttpError, notFound, orUnavailable } from '../errors';
 import { PLANS } from '../plans';
 import { redisKey } from '../redis';
 import type { BrowserEvent, IgnoreReason } from './browserSchemas';
@@ -63,9 +63,9 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest)
               : undefined;
   if (ignored) return { kind: 'ignored', reason: ignored };
 
-  const salt = await deps.salts.forTime(req.now);
+  const salt = await orUnavailable(deps.salts.forTime(req.now));
   const ipHash = hashIp(salt, website.id, req.ip);
-  await checkAbuse(deps, website.id, ipHash, req.now);
+  await orUnavailable(checkAbuse(deps, website.id, ipHash, req.now));
 
   const parsedUa = deps.enrichers.ua?.(ua);
   const geo = req.ip ? deps.enrichers.geo?.lookup(req.ip) : undefined;
@@ -152,11 +152,7 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest)
         ? [{ website_id: website.id, session_id: e.session_id, seq: e.seq ?? 0, ts, visitor_id: visitorId, pathname: page.pathname, data: e.data ?? '', expire_at: expireAt }]
         : [],
   };
-  try {
-    await deps.enqueue(eventId, job);
-  } catch {
-    throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'Event could not be queued; retry shortly', { 'Retry-After': '5' });
-  }
+  await orUnavailable(deps.enqueue(eventId, job), 'Event could not be queued; retry shortly');
   return { kind: 'recorded' };
 }
 

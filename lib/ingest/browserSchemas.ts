@@ -6,6 +6,8 @@ export const BROWSER_EVENT_TYPES = ['custom', 'pageview', 'engagement', 'click',
 export const MAX_BROWSER_BODY_BYTES = 512 * 1024; // replay chunks are the large ones
 
 const text = (max: number) => z.string().max(max);
+// Fields real pages overrun (long query strings, deep stacks): kept, cut to a length, never a reason to refuse.
+const cut = (max: number) => z.string().transform((s) => s.slice(0, max));
 const dim = z.number().int().min(0).max(100_000);
 
 export const browserEventSchema = z
@@ -14,12 +16,12 @@ export const browserEventSchema = z
     event_name: text(200).optional(),
     session_id: z.string().min(8, 'must be at least 8 characters').max(128),
     visitor_id: text(128).optional(),
-    url: z.string().min(1).max(2048),
-    referrer: text(2048).optional(),
+    url: z.string().min(1).transform((s) => s.slice(0, 2048)),
+    referrer: cut(2048).optional(),
     device_type: text(32),
     browser: text(64),
     os: text(64),
-    user_agent: text(1024),
+    user_agent: cut(1024),
     screen_width: dim.optional(),
     screen_height: dim.optional(),
     language: text(35).optional(),
@@ -33,11 +35,11 @@ export const browserEventSchema = z
     viewport_width: dim.optional(),
     viewport_height: dim.optional(),
     page_height: z.number().int().min(0).max(10_000_000).optional(),
-    selector: text(512).optional(),
+    selector: cut(512).optional(),
     // error
-    message: text(2000).optional(),
+    message: cut(2000).optional(),
     error_type: text(100).optional(),
-    stack: text(16_000).optional(),
+    stack: cut(16_000).optional(),
     // replay
     seq: z.number().int().min(0).max(1_000_000).optional(),
     data: text(MAX_BROWSER_BODY_BYTES).optional(),

@@ -6,6 +6,7 @@ import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../clickhouse/client';
 import { withTransaction } from '../db/pool';
 import type { ErrorRow, InteractionRow, ReplayRow } from './rows';
+import { cleanText } from './sanitize';
 
 function token(kind: string, ids: string[]): string {
   const hash = createHash('sha256');
@@ -50,7 +51,7 @@ export async function upsertErrorGroups(pool: Pool, errors: ErrorRow[]): Promise
         ? (
             await client.query(
               `INSERT INTO error_group_visitors (website_id, fingerprint, visitor_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-              [e.website_id, e.fingerprint, e.visitor_id],
+              [e.website_id, e.fingerprint, cleanText(e.visitor_id)],
             )
           ).rowCount
         : 0;
@@ -65,7 +66,7 @@ export async function upsertErrorGroups(pool: Pool, errors: ErrorRow[]): Promise
            first_seen_at = LEAST(g.first_seen_at, EXCLUDED.first_seen_at),
            last_seen_at = GREATEST(g.last_seen_at, EXCLUDED.last_seen_at),
            updated_at = now()`,
-        [e.website_id, e.fingerprint, e.message.slice(0, 1000), e.error_type || 'Error', newVisitor ?? 0, at],
+        [e.website_id, e.fingerprint, cleanText(e.message.slice(0, 1000)), cleanText(e.error_type) || 'Error', newVisitor ?? 0, at],
       );
     }
   });

@@ -15,7 +15,8 @@ export function dedupToken(eventIds: readonly string[]): string {
 
 // What ClickHouse answers when the data itself cannot be read (CANNOT_PARSE_UUID, INCORRECT_DATA, …);
 // a block is parsed before any of it is written, so nothing of such an insert was stored.
-const BAD_DATA_TYPE = /^(CANNOT_PARSE_|CANNOT_READ_|INCORRECT_DATA$|TYPE_MISMATCH$|NO_SUCH_COLUMN_IN_TABLE$|TOO_LARGE_STRING_SIZE$|VALUE_IS_OUT_OF_RANGE)/;
+const BAD_DATA_TYPE =
+  /^(CANNOT_PARSE_|CANNOT_READ_|INCORRECT_DATA$|TYPE_MISMATCH$|NO_SUCH_COLUMN_IN_TABLE$|TOO_LARGE_STRING_SIZE$|VALUE_IS_OUT_OF_RANGE|ARGUMENT_OUT_OF_BOUND$|DECIMAL_OVERFLOW$)/;
 
 export function isBadDataError(err: unknown): boolean {
   const type = (err as { type?: unknown } | null)?.type;

@@ -19,6 +19,13 @@ export interface RequestContext {
   language: string;
 }
 
+/** One spelling per address: an IPv4-mapped IPv6 address (::ffff:1.2.3.4) is its IPv4 address. */
+export function normalizeIp(ip: string | undefined): string | undefined {
+  const trimmed = ip?.trim().toLowerCase();
+  if (!trimmed) return undefined;
+  return /^::ffff:\d{1,3}(\.\d{1,3}){3}$/.test(trimmed) ? trimmed.slice(7) : trimmed;
+}
+
 /** sha256(daily_salt ‖ website_id ‖ ip), hex; `unknown` when there is no address (spec rule 5). */
 export function hashIp(salt: string, websiteId: string, ip: string | undefined): string {
   if (!ip) return 'unknown';

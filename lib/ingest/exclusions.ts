@@ -29,14 +29,39 @@ export function isIpRule(rule: string): boolean {
   return /^\d{1,3}$/.test(bits) && n >= 0 && n <= (v4 ? 32 : 128);
 }
 
-/** Path patterns: `*` matches any run of characters (also across `/`); everything else is literal. */
-export function pathPatternToRegExp(pattern: string): RegExp {
-  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`);
+/** At most this many `*` in a path pattern (the schema refuses more). */
+export const MAX_PATTERN_STARS = 8;
+
+/**
+ * Path patterns: `*` matches any run of characters (also across `/`); everything else is literal. Matched
+ * without regular expressions: `.*` groups backtrack exponentially on hostile patterns, this loop does not
+ * (greedy match with one saved backtrack point, at most pattern × path steps).
+ */
+export function globMatch(pattern: string, path: string): boolean {
+  let p = 0;
+  let s = 0;
+  let star = -1;
+  let mark = 0;
+  while (s < path.length) {
+    if (p < pattern.length && pattern[p] !== '*' && pattern[p] === path[s]) {
+      p++;
+      s++;
+    } else if (p < pattern.length && pattern[p] === '*') {
+      star = p++;
+      mark = s;
+    } else if (star !== -1) {
+      p = star + 1;
+      s = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.length && pattern[p] === '*') p++;
+  return p === pattern.length;
 }
 
-export function pathExcluded(pathname: string, patterns: readonly RegExp[]): boolean {
-  return patterns.some((p) => p.test(pathname));
+export function pathExcluded(pathname: string, patterns: readonly string[]): boolean {
+  return patterns.some((p) => globMatch(p, pathname));
 }
 
 /** With a non-empty allow list, a hostname must be one of the domains or a subdomain of one. */

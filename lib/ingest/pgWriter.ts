@@ -6,11 +6,12 @@ import type { Pool, PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { withTransaction } from '../db/pool';
 import type { IdentityRecord, PaymentRecord } from './rows';
+import { cleanJson, cleanText } from './sanitize';
 
 /** COPY text format: tab-separated, \N for null, with backslash, tab and newlines escaped. */
 function copyField(v: unknown): string {
   if (v === null || v === undefined) return '\\N';
-  const s = typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const s = typeof v === 'string' ? cleanText(v) : typeof v === 'object' ? JSON.stringify(cleanJson(v)) : String(v);
   return s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 }
 
@@ -66,12 +67,13 @@ export async function writeIdentities(pool: Pool, records: IdentityRecord[]): Pr
       SELECT i.website_id, i.visitor_id, i.email, i.name, i.customer_id, i.phone, i.company, i.attributes, i.first_seen_at, i.last_seen_at
       FROM identify_in i JOIN websites w ON w.id = i.website_id
       ON CONFLICT (website_id, visitor_id) DO UPDATE SET
-        email = COALESCE(EXCLUDED.email, u.email),
-        name = COALESCE(EXCLUDED.name, u.name),
-        customer_id = COALESCE(EXCLUDED.customer_id, u.customer_id),
-        phone = COALESCE(EXCLUDED.phone, u.phone),
-        company = COALESCE(EXCLUDED.company, u.company),
-        attributes = u.attributes || EXCLUDED.attributes,
+        -- The later identify wins field by field, whichever write arrives first (flushes run in parallel).
+        email = CASE WHEN EXCLUDED.last_seen_at >= u.last_seen_at THEN COALESCE(EXCLUDED.email, u.email) ELSE COALESCE(u.email, EXCLUDED.email) END,
+        name = CASE WHEN EXCLUDED.last_seen_at >= u.last_seen_at THEN COALESCE(EXCLUDED.name, u.name) ELSE COALESCE(u.name, EXCLUDED.name) END,
+        customer_id = CASE WHEN EXCLUDED.last_seen_at >= u.last_seen_at THEN COALESCE(EXCLUDED.customer_id, u.customer_id) ELSE COALESCE(u.customer_id, EXCLUDED.customer_id) END,
+        phone = CASE WHEN EXCLUDED.last_seen_at >= u.last_seen_at THEN COALESCE(EXCLUDED.phone, u.phone) ELSE COALESCE(u.phone, EXCLUDED.phone) END,
+        company = CASE WHEN EXCLUDED.last_seen_at >= u.last_seen_at THEN COALESCE(EXCLUDED.company, u.company) ELSE COALESCE(u.company, EXCLUDED.company) END,
+        attributes = CASE WHEN EXCLUDED.last_seen_at >= u.last_seen_at THEN u.attributes || EXCLUDED.attributes ELSE EXCLUDED.attributes || u.attributes END,
         first_seen_at = LEAST(u.first_seen_at, EXCLUDED.first_seen_at),
         last_seen_at = GREATEST(u.last_seen_at, EXCLUDED.last_seen_at),
         updated_at = now()`);

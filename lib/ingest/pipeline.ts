@@ -5,11 +5,11 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { ApiKeyPrincipal } from '../accounts/apiKeys';
 import { getWebsiteByTrackingCode } from '../accounts/websites';
-import { forbidden, HttpError, notFound } from '../errors';
+import { forbidden, notFound, orUnavailable, serviceUnavailable } from '../errors';
 import type { Logger } from '../log';
 import { PLANS } from '../plans';
 import type { IdempotencyKeys } from './dedupe';
-import { buildEventRow, hashIp, identityRecord, paymentRecord, primaryLanguage, type RequestContext } from './enrich';
+import { buildEventRow, hashIp, identityRecord, normalizeIp, paymentRecord, primaryLanguage, type RequestContext } from './enrich';
 import type { ActiveGoalsCache } from './goalsCache';
 import { chSeconds, chTime, packEvents, type EventRow, type IdentityRecord, type IngestJob, type PaymentRecord } from './rows';
 import type { DailySalts } from './salt';
@@ -49,7 +49,7 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
   }
 
   const activeGoals = events.some((e) => (e as { type?: unknown } | null)?.type === 'goal')
-    ? await deps.goals.get(website.id)
+    ? await orUnavailable(deps.goals.get(website.id))
     : new Set<string>();
   const ctx = await requestContext(deps, req, website, now);
 
@@ -74,7 +74,7 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
   const token = randomUUID();
   const keyed = built.filter((b) => b.event.idempotencyKey !== undefined);
   const keys = keyed.map((b) => deps.idempotency.key(website.id, b.event.idempotencyKey!));
-  const claimed = await deps.idempotency.claim(keys, token);
+  const claimed = await orUnavailable(deps.idempotency.claim(keys, token));
   const duplicates = new Set(keyed.filter((_, i) => !claimed[i]).map((b) => b.index));
 
   const accepted = built.filter((b) => !duplicates.has(b.index));
@@ -88,9 +88,7 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
       // Nothing of this request is accepted: free its keys so the client's retry is not taken for a repeat.
       await deps.idempotency.release(keys.filter((_, i) => claimed[i]), token).catch(() => undefined);
       deps.logger.error({ err: (err as Error).message }, 'enqueue failed; batch refused with 503');
-      throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'Events could not be queued; retry with the same idempotency keys', {
-        'Retry-After': '5',
-      });
+      throw serviceUnavailable('Events could not be queued; retry with the same idempotency keys');
     }
   }
   return summarize(outcomes);
@@ -113,7 +111,7 @@ async function requestContext(
   now: number,
 ): Promise<RequestContext> {
   const server = req.batch.serverContext ?? {};
-  const ip = server.clientIp?.trim() || undefined;
+  const ip = normalizeIp(server.clientIp);
   return {
     websiteId: website.id,
     websiteDomain: website.domain,
@@ -121,7 +119,7 @@ async function requestContext(
     receivedAtText: chTime(now),
     expireAtText: chSeconds(now + PLANS[req.principal.plan].dataRetentionDays * 86_400_000),
     // The raw address is used here, during the request, and never leaves this function except hashed.
-    ipHash: hashIp(await deps.salts.forTime(now), website.id, ip),
+    ipHash: hashIp(await orUnavailable(deps.salts.forTime(now)), website.id, ip),
     geo: ip ? deps.enrichers.geo?.lookup(ip) : undefined,
     ua: server.userAgent ? deps.enrichers.ua?.(server.userAgent) : undefined,
     language: primaryLanguage(server.acceptLanguage),

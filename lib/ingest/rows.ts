@@ -164,7 +164,11 @@ export type IngestJob = z.infer<typeof ingestJobSchema>;
  */
 function compactLine(row: EventRow): string {
   const values = new Array<unknown>(EVENT_COLUMNS.length);
-  for (let i = 0; i < EVENT_COLUMNS.length; i++) values[i] = row[EVENT_COLUMNS[i]];
+  for (let i = 0; i < EVENT_COLUMNS.length; i++) {
+    const value = row[EVENT_COLUMNS[i]];
+    // ClickHouse refuses the escape JSON.stringify writes for a lone UTF-16 surrogate.
+    values[i] = typeof value === 'string' ? value.toWellFormed() : value;
+  }
   return JSON.stringify(values);
 }
 

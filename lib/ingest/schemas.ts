@@ -102,7 +102,7 @@ export const PROPS_SCHEMAS = {
   pageview: pageviewProps,
   event: z.object({ name: nameProp }),
   identify: identifyProps,
-  goal: z.object({ name: nameProp, value: z.number().finite().optional() }),
+  goal: z.object({ name: nameProp, value: z.number().finite().min(-1e12).max(1e12).optional() }),
   purchase: purchaseProps,
 } as const;
 

@@ -6,7 +6,6 @@ import { exclusionRules } from '../accounts/exclusions';
 import { getTeam } from '../accounts/teams';
 import type { PlanName } from '../plans';
 import { getWebsiteByTrackingCode, type WebsiteRow } from '../accounts/websites';
-import { pathPatternToRegExp } from './exclusions';
 
 export const SITE_CACHE_TTL_MS = 2_000;
 
@@ -14,7 +13,7 @@ export interface SiteConfig {
   website: WebsiteRow;
   plan: PlanName;
   ipRules: string[];
-  pathPatterns: RegExp[];
+  pathPatterns: string[];
 }
 
 export class SiteConfigCache {
@@ -29,7 +28,7 @@ export class SiteConfigCache {
     let value: SiteConfig | null = null;
     if (website) {
       const [rules, team] = await Promise.all([exclusionRules(this.pool, website.id), getTeam(this.pool, website.team_id)]);
-      value = { website, plan: team?.plan ?? 'free', ipRules: rules.ips, pathPatterns: rules.paths.map(pathPatternToRegExp) };
+      value = { website, plan: team?.plan ?? 'free', ipRules: rules.ips, pathPatterns: rules.paths };
     }
     if (this.entries.size > 50_000) this.entries.clear();
     this.entries.set(trackingCode, { at: now, value });

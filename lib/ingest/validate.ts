@@ -112,7 +112,7 @@ export function validateServerEvent(raw: unknown, ctx: ValidationContext): Verdi
   }
 
   const custom: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw.props)) if (!(k in checked)) custom[k] = v;
+  for (const [k, v] of Object.entries(raw.props)) if (!Object.hasOwn(checked, k) && k !== '__proto__') custom[k] = v;
   return {
     ok: true,
     event: { type, ts, sessionId: session ?? '', visitorId: visitor ?? '', idempotencyKey, props: checked, custom },

@@ -109,6 +109,18 @@ describe('login, logout and token renewal', () => {
   });
 });
 
+describe('parallel guessing', () => {
+  it('counts every attempt before the password check, so a burst cannot outrun the limit', async () => {
+    await call('POST', '/api/auth/register', { body: { email: 'burst@example.com', password: 'right-password' } });
+    const replies = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => call('POST', '/api/auth/login', { body: { email: 'burst@example.com', password: `guess-${i}` } })),
+    );
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(15);
+  });
+});
+
 describe('JWT verification', () => {
   let userId: string;
   beforeAll(async () => {

@@ -249,6 +249,25 @@ describe('clicks, errors and replay chunks', () => {
   });
 });
 
+describe('input PostgreSQL would refuse', () => {
+  it('NUL characters and lone surrogates are cleaned, never poisoning the flush; long fields are cut, not refused', async () => {
+    const s = `sess-${randomUUID()}`;
+    const nasty = 'bad\u0000message \ud800 here';
+    const res = await post(event({ session_id: s, event_type: 'error', message: nasty, error_type: 'Type\u0000Error', visitor_id: 'v\u0000x' }));
+    expect(res.status).toBe(200);
+    const longUrl = `https://www.example.com/search?q=${'x'.repeat(5000)}`;
+    const long = await post(event({ session_id: s, url: longUrl, stack: 'y'.repeat(20_000) }));
+    expect(long.status).toBe(200);
+    expect(await waitForEvents(ctx, 2, `session_id = '${s}'`)).toBe(2);
+    const groups = await ctx.pool.query(`SELECT message, type FROM error_groups WHERE website_id = $1 AND message LIKE 'bad%'`, [site.id]);
+    expect(groups.rows).toEqual([{ message: 'badmessage \ufffd here', type: 'TypeError' }]);
+    const [stored] = await (await ctx.clickhouse.query({ query: `SELECT message FROM error_events WHERE session_id = '${s}'`, format: 'JSONEachRow' })).json<{ message: string }>();
+    expect(stored.message).toBe('badmessage \ufffd here');
+    const [row] = await (await ctx.clickhouse.query({ query: `SELECT length(url) AS n FROM events WHERE session_id = '${s}' AND type = 'pageview'`, format: 'JSONEachRow' })).json<{ n: string }>();
+    expect(Number(row.n)).toBe(2048);
+  });
+});
+
 describe('tracking settings and the tracker', () => {
   it('PUT /tracking merges booleans (editor) and the config endpoint reflects them at once', async () => {
     const res = await call('PUT', `/api/websites/${site.id}/tracking`, { token: owner.token, body: { heatmaps: true, track_downloads: false } });

@@ -33,6 +33,10 @@ describe('rate limits', () => {
     expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 61);
     expect(Number(replies[3].headers.get('retry-after'))).toBeGreaterThan(0);
     expect(replies[3].body).toMatchObject({ success: false, error: { code: 'RATE_LIMITED' } });
+    // Every ingestion 429 also says where the monthly quota stands.
+    expect(Number(replies[3].headers.get('x-usage-limit'))).toBe(10_000);
+    expect(Number(replies[3].headers.get('x-usage-remaining'))).toBeLessThan(10_000);
+    expect(Number(replies[3].headers.get('x-usage-reset'))).toBeGreaterThan(Date.now() / 1000);
     // Windows are per key: another key of the same team is not limited by this one.
     const other = await createApiKey(ctx, fx.user);
     expect((await fx.post([pageview()], { key: other.key })).status).toBe(200);

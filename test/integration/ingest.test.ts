@@ -94,6 +94,18 @@ describe('POST /api/v1/events — accepted events', () => {
     ]);
   });
 
+  it('NUL characters and lone surrogates are cleaned instead of failing the write', async () => {
+    const visitor = randomUUID();
+    const res = await fx.post([
+      { type: 'identify', ts: Date.now(), visitorId: visitor, props: { email: 'nul\u0000@example.com', ['k\u0000']: 'v\u0000' } },
+      { type: 'event', ts: Date.now(), visitorId: visitor, props: { name: 'lone \ud800 surrogate', note: '\udc00' } },
+    ]);
+    expect(res.body.acceptedCount).toBe(2);
+    expect(await waitForEvents(ctx, 2, `visitor_id = '${visitor}'`)).toBe(2);
+    const { rows } = await ctx.pool.query('SELECT email, attributes FROM identified_users WHERE visitor_id = $1', [visitor]);
+    expect(rows).toEqual([{ email: 'nul@example.com', attributes: { k: 'v' } }]);
+  });
+
   it('identify really upserts: a later batch merges into the same row', async () => {
     const visitor = randomUUID();
     await fx.post([{ type: 'identify', ts: Date.now() - 1000, visitorId: visitor, props: { email: 'old@example.com', a: 1 } }]);
@@ -128,6 +140,7 @@ describe('per-event reasons', () => {
     ['identify without identity', 'invalid_props', { type: 'identify', ts: Date.now(), visitorId: 'v', props: { plan: 'x' } }],
     ['purchase amount as string', 'invalid_props', { type: 'purchase', ts: Date.now(), props: { amount: '10' } }],
     ['unknown_goal', 'unknown_goal', { type: 'goal', ts: Date.now(), visitorId: 'v', sessionId: 's', props: { name: 'Nope' } }],
+    ['goal value beyond ±1e12', 'invalid_props', { type: 'goal', ts: Date.now(), visitorId: 'v', sessionId: 's', props: { name: 'Signup', value: 1e20 } }],
     ['invalid_payment_provider', 'invalid_payment_provider', { type: 'purchase', ts: Date.now(), props: { amount: 1, payment_provider: 'paypal' } }],
   ];
 

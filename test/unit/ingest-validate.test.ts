@@ -104,3 +104,19 @@ describe('chTime', () => {
     for (const ms of samples) expect(chTime(ms)).toBe(new Date(Math.floor(ms)).toISOString().replace('T', ' ').replace('Z', ''));
   });
 });
+
+describe('path patterns', () => {
+  it('match * across segments, literally otherwise, and in linear time on hostile input', () => {
+    const { globMatch } = require('../../lib/ingest/exclusions') as typeof import('../../lib/ingest/exclusions');
+    expect(globMatch('/admin/*', '/admin/users/7')).toBe(true);
+    expect(globMatch('/admin/*', '/administrator')).toBe(false);
+    expect(globMatch('*/print', '/docs/a/print')).toBe(true);
+    expect(globMatch('/a.b', '/aXb')).toBe(false);
+    expect(globMatch('/exact', '/exact')).toBe(true);
+    expect(globMatch('/exact', '/exact/')).toBe(false);
+    expect(globMatch('/*/*/edit', '/posts/12/edit')).toBe(true);
+    const started = Date.now();
+    expect(globMatch('/*a*a*a*a*a*a*a*b', '/' + 'a'.repeat(2048))).toBe(false);
+    expect(Date.now() - started).toBeLessThan(200);
+  });
+});

@@ -22,24 +22,28 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
   const endpoint = `${api}/api/events/${data.site}`;
   const blocked = data.allowLocalhost == null && (/^(localhost|127\.|\[::1\])/.test(loc.hostname) || loc.protocol == 'file:');
   const IGNORE = 'tidemark_ignore';
-  const ls = (k: string, v?: string | null, s: Storage = localStorage): string | null | void => {
+  // Storage may be missing or throw (blocked cookies); then it behaves as empty. `session` picks sessionStorage.
+  const ls = (k: string, v?: string | null, session?: 1): string | null | void => {
     try {
+      const s = session ? sessionStorage : localStorage;
       if (v === undefined) return s.getItem(k);
       v === null ? s.removeItem(k) : s.setItem(k, v);
     } catch {
-      // storage disabled: behave as if empty
+      // storage disabled
     }
   };
-  const rid = () => crypto.randomUUID();
+  // randomUUID exists only in secure contexts; plain-http pages get a random id of the same shape.
+  const rid = (): string =>
+    crypto.randomUUID ? crypto.randomUUID() : '10000000-1000-4000-8000-100000000000'.replace(/[018]/g, (c) => (+c ^ (crypto.getRandomValues(new Uint8Array(1))[0] & (15 >> (+c / 4)))).toString(16));
   let visitor = data.persist == 'true' ? (ls('tm_vid') as string) || rid() : undefined;
   if (visitor) ls('tm_vid', visitor);
 
   // A session ends after 30 minutes without activity.
   const session = () => {
     const now = Date.now();
-    let id = ls('tm_sid', undefined, sessionStorage) as string;
-    if (!id || now - Number(ls('tm_at', undefined, sessionStorage)) > 18e5) ls('tm_sid', (id = rid()), sessionStorage);
-    ls('tm_at', String(now), sessionStorage);
+    let id = ls('tm_sid', undefined, 1) as string;
+    if (!id || now - Number(ls('tm_at', undefined, 1)) > 18e5) ls('tm_sid', (id = rid()), 1);
+    ls('tm_at', String(now), 1);
     return id;
   };
 
@@ -110,7 +114,8 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
     const el = d.documentElement;
     depth = Math.max(depth, Math.min(100, Math.round(((w.scrollY + w.innerHeight) / el.scrollHeight) * 100)));
   });
-  on(w, 'error', (e: ErrorEvent) => send('error', { message: e.message, error_type: e.error?.name, stack: e.error?.stack }));
+  // Resource-load failures also reach a capturing 'error' listener; only script errors carry a message.
+  on(w, 'error', (e: ErrorEvent) => e.message && send('error', { message: e.message, error_type: e.error?.name, stack: e.error?.stack }));
   on(w, 'unhandledrejection', (e: PromiseRejectionEvent) =>
     send('error', { message: String(e.reason?.message || e.reason), error_type: e.reason?.name || 'UnhandledRejection', stack: e.reason?.stack }),
   );
