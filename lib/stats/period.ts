@@ -1,0 +1,76 @@
+// Stats API periods and intervals (spec "Stats API", DESIGN §3): which local dates a request covers, the UTC
+// instants that bound it, and every bucket label (zero-traffic buckets included) for its interval.
+import { addDays, addMonths, daysBetween, formatDate, hourLabels, parseDate, startOfDay, type LocalDate } from './time';
+
+export const PERIODS = ['day', '7d', '30d', 'month', '6mo', '12mo'] as const;
+export const INTERVALS = ['day', 'hour', 'month'] as const;
+export type Interval = (typeof INTERVALS)[number];
+export const MAX_CUSTOM_DAYS = 366;
+
+export type PeriodError = 'INVALID_PERIOD' | 'INVALID_CUSTOM_PERIOD' | 'PERIOD_TOO_LONG';
+
+export interface ResolvedPeriod {
+  /** The period as given (`7d`, `custom:…`). */
+  period: string;
+  first: LocalDate;
+  last: LocalDate;
+  /** [start, end) as UTC instants: local midnight of `first`, local midnight after `last`. */
+  start: number;
+  end: number;
+}
+
+/** Resolves a period around an anchor date in a time zone; an error names the spec's code. */
+export function resolvePeriod(period: string, anchor: LocalDate, timeZone: string): ResolvedPeriod | { error: PeriodError } {
+  let first: LocalDate;
+  let last: LocalDate;
+  if (period.startsWith('custom:')) {
+    const m = /^custom:(\d{4}-\d{2}-\d{2}),(\d{4}-\d{2}-\d{2})$/.exec(period);
+    const from = m && parseDate(m[1]);
+    const to = m && parseDate(m[2]);
+    if (!from || !to || daysBetween(from, to) < 0) return { error: 'INVALID_CUSTOM_PERIOD' };
+    if (daysBetween(from, to) + 1 > MAX_CUSTOM_DAYS) return { error: 'PERIOD_TOO_LONG' };
+    [first, last] = [from, to];
+  } else {
+    switch (period) {
+      case 'day':
+        [first, last] = [anchor, anchor];
+        break;
+      case '7d':
+      case '30d':
+        [first, last] = [addDays(anchor, period === '7d' ? -6 : -29), anchor];
+        break;
+      case 'month':
+        first = { ...anchor, day: 1 };
+        last = addDays(addMonths(anchor, 1), -1);
+        break;
+      case '6mo':
+      case '12mo':
+        first = addMonths(anchor, period === '6mo' ? -5 : -11);
+        last = addDays(addMonths(anchor, 1), -1);
+        break;
+      default:
+        return { error: 'INVALID_PERIOD' };
+    }
+  }
+  return { period, first, last, start: startOfDay(first, timeZone), end: startOfDay(addDays(last, 1), timeZone) };
+}
+
+/** Whether an interval may be used with a period (spec: hour only with day; month with 6mo, 12mo, month, custom). */
+export function intervalAllowed(interval: Interval, period: string): boolean {
+  if (interval === 'hour') return period === 'day';
+  if (interval === 'month') return ['6mo', '12mo', 'month'].includes(period) || period.startsWith('custom:');
+  return true;
+}
+
+/** Every bucket label of the period, in order: `YYYY-MM-DD`, `YYYY-MM-DD HH:00:00` (local) or `YYYY-MM-01`. */
+export function bucketLabels(p: ResolvedPeriod, interval: Interval, timeZone: string): string[] {
+  const labels: string[] = [];
+  if (interval === 'hour') {
+    for (let d = p.first; daysBetween(d, p.last) >= 0; d = addDays(d, 1)) labels.push(...hourLabels(d, timeZone));
+  } else if (interval === 'day') {
+    for (let d = p.first; daysBetween(d, p.last) >= 0; d = addDays(d, 1)) labels.push(formatDate(d));
+  } else {
+    for (let d = { ...p.first, day: 1 }; daysBetween(d, p.last) >= 0; d = addMonths(d, 1)) labels.push(formatDate(d));
+  }
+  return labels;
+}

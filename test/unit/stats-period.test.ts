@@ -1,0 +1,89 @@
+import { bucketLabels, intervalAllowed, resolvePeriod, type ResolvedPeriod } from '../../lib/stats/period';
+import { hourLabels, offsetAt, parseDate, today, zonedToUtc } from '../../lib/stats/time';
+
+const iso = (t: number) => new Date(t).toISOString();
+const d = (s: string) => parseDate(s)!;
+const ok = (r: ReturnType<typeof resolvePeriod>) => r as ResolvedPeriod;
+
+describe('zoned time', () => {
+  it('maps local wall times to UTC across both Berlin changes of 2026', () => {
+    const tz = 'Europe/Berlin';
+    expect(iso(zonedToUtc(2026, 1, 15, 0, tz))).toBe('2026-01-14T23:00:00.000Z'); // CET, +1
+    expect(iso(zonedToUtc(2026, 7, 15, 0, tz))).toBe('2026-07-14T22:00:00.000Z'); // CEST, +2
+    // 29 March: 02:00 does not exist (clocks jump to 03:00 CEST).
+    expect(iso(zonedToUtc(2026, 3, 29, 1, tz))).toBe('2026-03-29T00:00:00.000Z');
+    expect(iso(zonedToUtc(2026, 3, 29, 2, tz))).toBe('2026-03-29T01:00:00.000Z');
+    expect(iso(zonedToUtc(2026, 3, 29, 3, tz))).toBe('2026-03-29T01:00:00.000Z');
+    // 25 October: 02:00 happens twice; the first is 00:00 UTC.
+    expect(iso(zonedToUtc(2026, 10, 25, 2, tz))).toBe('2026-10-25T00:00:00.000Z');
+    expect(iso(zonedToUtc(2026, 10, 25, 3, tz))).toBe('2026-10-25T02:00:00.000Z');
+    expect(offsetAt(Date.parse('2026-07-01T00:00:00Z'), 'America/New_York')).toBe(-4 * 3600_000);
+    expect(iso(zonedToUtc(2026, 11, 1, 0, 'America/New_York'))).toBe('2026-11-01T04:00:00.000Z');
+    expect(iso(zonedToUtc(2026, 6, 1, 0, 'UTC'))).toBe('2026-06-01T00:00:00.000Z');
+    expect(iso(zonedToUtc(2026, 6, 1, 0, 'Asia/Kolkata'))).toBe('2026-05-31T18:30:00.000Z');
+  });
+
+  it('gives 23 hour buckets on a spring-forward day and 24 (one for the repeated hour) on a fall-back day', () => {
+    const spring = hourLabels(d('2026-03-29'), 'Europe/Berlin');
+    expect(spring).toHaveLength(23);
+    expect(spring.slice(0, 4)).toEqual(['2026-03-29 00:00:00', '2026-03-29 01:00:00', '2026-03-29 03:00:00', '2026-03-29 04:00:00']);
+    const fall = hourLabels(d('2026-10-25'), 'Europe/Berlin');
+    expect(fall).toHaveLength(24);
+    expect(fall.filter((l) => l === '2026-10-25 02:00:00')).toHaveLength(1);
+    expect(hourLabels(d('2026-06-10'), 'Europe/Berlin')).toHaveLength(24);
+  });
+
+  it('knows today in a zone', () => {
+    expect(today('Pacific/Kiritimati', Date.parse('2026-11-22T12:00:00Z'))).toEqual({ year: 2026, month: 11, day: 23 });
+    expect(today('Pacific/Pago_Pago', Date.parse('2026-11-22T05:00:00Z'))).toEqual({ year: 2026, month: 11, day: 21 });
+  });
+});
+
+describe('periods', () => {
+  const tz = 'Europe/Berlin';
+  const anchor = d('2026-03-29');
+
+  it('resolves every named period around the anchor date', () => {
+    const bounds = (p: string) => {
+      const r = ok(resolvePeriod(p, anchor, tz));
+      return [r.first, r.last].map((x) => `${x.year}-${String(x.month).padStart(2, '0')}-${String(x.day).padStart(2, '0')}`);
+    };
+    expect(bounds('day')).toEqual(['2026-03-29', '2026-03-29']);
+    expect(bounds('7d')).toEqual(['2026-03-23', '2026-03-29']);
+    expect(bounds('30d')).toEqual(['2026-02-28', '2026-03-29']);
+    expect(bounds('month')).toEqual(['2026-03-01', '2026-03-31']);
+    expect(bounds('6mo')).toEqual(['2025-10-01', '2026-03-31']);
+    expect(bounds('12mo')).toEqual(['2025-04-01', '2026-03-31']);
+    expect(bounds('custom:2024-02-28,2024-03-01')).toEqual(['2024-02-28', '2024-03-01']);
+  });
+
+  it('bounds a day by local midnights: 23 h long on the spring-forward day', () => {
+    const r = ok(resolvePeriod('day', anchor, tz));
+    expect(iso(r.start)).toBe('2026-03-28T23:00:00.000Z');
+    expect(iso(r.end)).toBe('2026-03-29T22:00:00.000Z');
+  });
+
+  it('refuses bad periods with the spec codes', () => {
+    expect(resolvePeriod('week', anchor, tz)).toEqual({ error: 'INVALID_PERIOD' });
+    expect(resolvePeriod('custom:2026-01-01', anchor, tz)).toEqual({ error: 'INVALID_CUSTOM_PERIOD' });
+    expect(resolvePeriod('custom:2026-02-30,2026-03-01', anchor, tz)).toEqual({ error: 'INVALID_CUSTOM_PERIOD' });
+    expect(resolvePeriod('custom:2026-03-02,2026-03-01', anchor, tz)).toEqual({ error: 'INVALID_CUSTOM_PERIOD' });
+    expect(resolvePeriod('custom:2025-01-01,2026-01-02', anchor, tz)).toEqual({ error: 'PERIOD_TOO_LONG' }); // 367 days
+    expect(ok(resolvePeriod('custom:2024-01-01,2024-12-31', anchor, tz)).last).toEqual(d('2024-12-31')); // 366 days
+  });
+
+  it('lists every bucket and checks interval rules', () => {
+    expect(bucketLabels(ok(resolvePeriod('7d', anchor, tz)), 'day', tz)).toEqual([
+      '2026-03-23', '2026-03-24', '2026-03-25', '2026-03-26', '2026-03-27', '2026-03-28', '2026-03-29',
+    ]);
+    expect(bucketLabels(ok(resolvePeriod('6mo', anchor, tz)), 'month', tz)).toEqual([
+      '2025-10-01', '2025-11-01', '2025-12-01', '2026-01-01', '2026-02-01', '2026-03-01',
+    ]);
+    expect(bucketLabels(ok(resolvePeriod('day', anchor, tz)), 'hour', tz)).toHaveLength(23);
+    expect(intervalAllowed('hour', 'day')).toBe(true);
+    expect(intervalAllowed('hour', '7d')).toBe(false);
+    expect(intervalAllowed('month', 'custom:2026-01-01,2026-03-01')).toBe(true);
+    expect(intervalAllowed('month', '30d')).toBe(false);
+    expect(intervalAllowed('day', '12mo')).toBe(true);
+  });
+});
