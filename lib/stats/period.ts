@@ -19,17 +19,30 @@ export interface ResolvedPeriod {
   end: number;
 }
 
+/** Checks a period's syntax (no time zone needed): the spec's code for what is wrong, or undefined. */
+export function checkPeriod(period: string): PeriodError | undefined {
+  if (!period.startsWith('custom:')) return (PERIODS as readonly string[]).includes(period) ? undefined : 'INVALID_PERIOD';
+  const range = customRange(period);
+  return 'error' in range ? range.error : undefined;
+}
+
+function customRange(period: string): { from: LocalDate; to: LocalDate } | { error: PeriodError } {
+  const m = /^custom:(\d{4}-\d{2}-\d{2}),(\d{4}-\d{2}-\d{2})$/.exec(period);
+  const from = m && parseDate(m[1]);
+  const to = m && parseDate(m[2]);
+  if (!from || !to || daysBetween(from, to) < 0) return { error: 'INVALID_CUSTOM_PERIOD' };
+  if (daysBetween(from, to) + 1 > MAX_CUSTOM_DAYS) return { error: 'PERIOD_TOO_LONG' };
+  return { from, to };
+}
+
 /** Resolves a period around an anchor date in a time zone; an error names the spec's code. */
 export function resolvePeriod(period: string, anchor: LocalDate, timeZone: string): ResolvedPeriod | { error: PeriodError } {
   let first: LocalDate;
   let last: LocalDate;
   if (period.startsWith('custom:')) {
-    const m = /^custom:(\d{4}-\d{2}-\d{2}),(\d{4}-\d{2}-\d{2})$/.exec(period);
-    const from = m && parseDate(m[1]);
-    const to = m && parseDate(m[2]);
-    if (!from || !to || daysBetween(from, to) < 0) return { error: 'INVALID_CUSTOM_PERIOD' };
-    if (daysBetween(from, to) + 1 > MAX_CUSTOM_DAYS) return { error: 'PERIOD_TOO_LONG' };
-    [first, last] = [from, to];
+    const range = customRange(period);
+    if ('error' in range) return range;
+    [first, last] = [range.from, range.to];
   } else {
     switch (period) {
       case 'day':

@@ -1,0 +1,138 @@
+// Stats API v1 parameters (spec "Stats API", DESIGN §3): one error code per failing request, checked in the
+// documented order — site_id, period, metrics, property, metric names, property name, period value, custom
+// syntax, custom length, interval, then limit/page and filters.
+import { checkPeriod, INTERVALS, intervalAllowed, MAX_CUSTOM_DAYS, PERIODS, type Interval, type PeriodError } from './period';
+import { parseDate, type LocalDate } from './time';
+
+const PERIOD_MESSAGES: Record<PeriodError, string> = {
+  INVALID_PERIOD: `period must be one of ${PERIODS.join(', ')} or custom:YYYY-MM-DD,YYYY-MM-DD`,
+  INVALID_CUSTOM_PERIOD: 'custom periods are custom:YYYY-MM-DD,YYYY-MM-DD with real dates, start not after end',
+  PERIOD_TOO_LONG: `a custom period covers at most ${MAX_CUSTOM_DAYS} days`,
+};
+
+export const METRICS = ['visitors', 'pageviews', 'visit_duration', 'bounce_rate', 'events'] as const;
+export type Metric = (typeof METRICS)[number];
+
+export const PROPERTIES = ['event:page', 'visit:country', 'visit:browser', 'visit:device', 'visit:os', 'visit:source'] as const;
+export type Property = (typeof PROPERTIES)[number];
+
+export const FILTER_KEYS = ['country', 'browser', 'device', 'os', 'source', 'utm_source', 'utm_medium', 'utm_campaign', 'page'] as const;
+export type FilterKey = (typeof FILTER_KEYS)[number];
+
+export interface Filter {
+  key: FilterKey;
+  operator: 'is' | 'is_not';
+  values: string[];
+}
+
+export type StatsEndpoint = 'aggregate' | 'timeseries' | 'breakdown';
+
+export interface StatsParams {
+  siteId: string;
+  period: string;
+  /** The anchor date; undefined = today in the website's time zone. */
+  date?: LocalDate;
+  metrics: Metric[];
+  property?: Property;
+  interval: Interval;
+  limit: number;
+  page: number;
+  filters: Filter[];
+}
+
+export interface StatsParamError {
+  code: string;
+  message: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function fail(code: string, message: string): { error: StatsParamError } {
+  return { error: { code, message } };
+}
+
+const single = (v: unknown): string | undefined => (typeof v === 'string' ? v : Array.isArray(v) ? undefined : undefined);
+
+function positiveInt(raw: string | undefined, name: string, min: number, max: number, fallback: number): number | StatsParamError {
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,7}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    return { code: 'VALIDATION_ERROR', message: `${name} must be a whole number from ${min} to ${max}` };
+  }
+  return Number(raw);
+}
+
+/** Parses the filter grammar: `;` joins clauses; `key==value`, `key==v1,v2` (one of), `key!=value`. */
+export function parseFilters(raw: string): Filter[] | StatsParamError {
+  const filters: Filter[] = [];
+  for (const clause of raw.split(';')) {
+    if (clause.trim() === '') continue;
+    const m = /^([^=!]*)(==|!=)(.*)$/.exec(clause);
+    if (!m) return { code: 'VALIDATION_ERROR', message: `filter "${clause.slice(0, 50)}" has no operator (== or !=)` };
+    const key = m[1].trim();
+    if (!(FILTER_KEYS as readonly string[]).includes(key)) {
+      return { code: 'UNKNOWN_FILTER_KEY', message: `unknown filter key "${key.slice(0, 50)}"; use one of ${FILTER_KEYS.join(', ')}` };
+    }
+    const values = m[3].split(',').map((v) => v.trim());
+    if (values.some((v) => v === '')) return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has an empty value` };
+    filters.push({ key: key as FilterKey, operator: m[2] === '==' ? 'is' : 'is_not', values });
+  }
+  return filters;
+}
+
+/** Validates a v1 request's query string for one endpoint. */
+export function parseStatsParams(query: Record<string, unknown>, endpoint: StatsEndpoint): StatsParams | { error: StatsParamError } {
+  const siteId = single(query.site_id);
+  const period = single(query.period);
+  const metricsRaw = single(query.metrics);
+  const propertyRaw = single(query.property);
+
+  if (!siteId) return fail('MISSING_SITE_ID', 'site_id is required');
+  if (!UUID.test(siteId)) return fail('VALIDATION_ERROR', 'site_id must be a website UUID');
+  if (!period) return fail('MISSING_PERIOD', 'period is required');
+  if (!metricsRaw) return fail('MISSING_METRICS', 'metrics is required');
+  if (endpoint === 'breakdown' && !propertyRaw) return fail('MISSING_PROPERTY', 'property is required');
+
+  const metrics = metricsRaw.split(',').map((m) => m.trim());
+  const badMetric = metrics.find((m) => !(METRICS as readonly string[]).includes(m));
+  if (badMetric !== undefined) return fail('INVALID_METRIC', `unknown metric "${badMetric.slice(0, 50)}"; use ${METRICS.join(', ')}`);
+  if (endpoint === 'breakdown' && !(PROPERTIES as readonly string[]).includes(propertyRaw!)) {
+    return fail('INVALID_PROPERTY', `property must be one of ${PROPERTIES.join(', ')}`);
+  }
+
+  const periodError = checkPeriod(period);
+  if (periodError) return fail(periodError, PERIOD_MESSAGES[periodError]);
+
+  const dateRaw = single(query.date);
+  const date = dateRaw === undefined ? undefined : parseDate(dateRaw.slice(0, 10));
+  if (dateRaw !== undefined && (!date || !/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(dateRaw))) {
+    return fail('VALIDATION_ERROR', 'date must be an ISO 8601 date (YYYY-MM-DD)');
+  }
+
+  const intervalRaw = endpoint === 'timeseries' ? (single(query.interval) ?? 'day') : 'day';
+  if (!(INTERVALS as readonly string[]).includes(intervalRaw)) return fail('VALIDATION_ERROR', `interval must be one of ${INTERVALS.join(', ')}`);
+  const interval = intervalRaw as Interval;
+  if (!intervalAllowed(interval, period)) {
+    return fail('INTERVAL_PERIOD_MISMATCH', interval === 'hour' ? 'interval hour needs period day' : 'interval month needs period month, 6mo, 12mo or custom');
+  }
+
+  const limit = endpoint === 'breakdown' ? positiveInt(single(query.limit), 'limit', 1, 1000, 100) : 100;
+  if (typeof limit !== 'number') return { error: limit };
+  const page = endpoint === 'breakdown' ? positiveInt(single(query.page), 'page', 1, 1_000_000, 1) : 1;
+  if (typeof page !== 'number') return { error: page };
+
+  const filtersRaw = single(query.filters);
+  const filters = filtersRaw === undefined ? [] : parseFilters(filtersRaw);
+  if (!Array.isArray(filters)) return { error: filters };
+
+  return {
+    siteId: siteId.toLowerCase(),
+    period,
+    date,
+    metrics: [...new Set(metrics)] as Metric[],
+    property: propertyRaw as Property | undefined,
+    interval,
+    limit,
+    page,
+    filters,
+  };
+}
