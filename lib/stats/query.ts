@@ -1,0 +1,139 @@
+// The declarative stats query model (DESIGN §2 rule 5): site, time range, metrics, one optional dimension,
+// filters and pagination → bound-parameter SQL over whitelisted columns → one runner. Event metrics come
+// from `events`, session metrics from the `sessions` table the materialized view keeps.
+import type { ClickHouseClient } from '../clickhouse/client';
+import type { Filter, Metric } from './params';
+
+/** A breakdown or time dimension; the column behind each is fixed here, never taken from a request. */
+export type Dimension = 'time:day' | 'time:hour' | 'time:month' | 'page' | 'country' | 'browser' | 'device' | 'os' | 'source';
+
+export interface StatsQuery {
+  websiteId: string;
+  timeZone: string;
+  /** [start, end) as UTC instants (ms). */
+  start: number;
+  end: number;
+  metrics: readonly Metric[];
+  filters: readonly Filter[];
+  dimension?: Dimension;
+}
+
+export type MetricValues = Partial<Record<Metric, number>>;
+export interface StatsRow {
+  key: string;
+  values: MetricValues;
+}
+
+const FILTER_COLUMNS: Record<Filter['key'], string> = {
+  country: 'country_code',
+  browser: 'browser',
+  device: 'device_type',
+  os: 'os',
+  source: 'source_name',
+  utm_source: 'utm_source',
+  utm_medium: 'utm_medium',
+  utm_campaign: 'utm_campaign',
+  page: 'pathname',
+};
+
+/** Per dimension: the key expression over `events`, and over a finished session (columns of the inner query). */
+function eventKey(d: Dimension | undefined): string {
+  switch (d) {
+    case undefined:
+      return "''";
+    case 'time:day':
+      return 'toString(toDate(ts, {tz:String}))';
+    case 'time:hour':
+      return "formatDateTime(toStartOfHour(ts, {tz:String}), '%Y-%m-%d %H:00:00', {tz:String})";
+    case 'time:month':
+      return 'toString(toStartOfMonth(ts, {tz:String}))';
+    default:
+      return FILTER_COLUMNS[d];
+  }
+}
+
+function sessionKey(d: Dimension | undefined): string {
+  switch (d) {
+    case undefined:
+      return "''";
+    case 'time:day':
+      return 'toString(toDate(s, {tz:String}))';
+    case 'time:hour':
+      return "formatDateTime(toStartOfHour(s, {tz:String}), '%Y-%m-%d %H:00:00', {tz:String})";
+    case 'time:month':
+      return 'toString(toStartOfMonth(s, {tz:String}))';
+    default:
+      return `d_${d}`;
+  }
+}
+
+function filterSql(filters: readonly Filter[], params: Record<string, unknown>): string {
+  return filters
+    .map((f, i) => {
+      params[`f${i}`] = f.values;
+      return `${FILTER_COLUMNS[f.key]} ${f.operator === 'is' ? 'IN' : 'NOT IN'} {f${i}:Array(String)}`;
+    })
+    .map((c) => ` AND ${c}`)
+    .join('');
+}
+
+const EVENT_METRICS: readonly Metric[] = ['visitors', 'pageviews', 'events'];
+const SESSION_METRICS: readonly Metric[] = ['visit_duration', 'bounce_rate'];
+
+async function rows<T>(clickhouse: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
+  return (await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' })).json<T>();
+}
+
+/** Runs a query; one row per key (a single '' key without a dimension). */
+export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Promise<StatsRow[]> {
+  const base = { w: q.websiteId, tz: q.timeZone, start: q.start / 1000, end: q.end / 1000 };
+  const merged = new Map<string, MetricValues>();
+  const put = (key: string, values: MetricValues) => merged.set(key, { ...merged.get(key), ...values });
+
+  if (q.metrics.some((m) => EVENT_METRICS.includes(m))) {
+    const params: Record<string, unknown> = { ...base };
+    // Filter on the page dimension means pageviews only: every other event has no page.
+    const onlyPageviews = q.dimension === 'page' ? " AND type = 'pageview'" : '';
+    const sql = `SELECT ${eventKey(q.dimension)} AS k,
+        uniqIf(visitor_id, type IN ('pageview', 'event') AND visitor_id != '') AS visitors,
+        countIf(type = 'pageview') AS pageviews,
+        countIf(type IN ('pageview', 'event')) AS events
+      FROM events
+      WHERE website_id = {w:UUID} AND ts >= {start:DateTime64(3, 'UTC')} AND ts < {end:DateTime64(3, 'UTC')}${onlyPageviews}${filterSql(q.filters, params)}
+      GROUP BY k`;
+    for (const r of await rows<{ k: string; visitors: string; pageviews: string; events: string }>(clickhouse, sql, params)) {
+      put(r.k, { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) });
+    }
+  }
+
+  if (q.metrics.some((m) => SESSION_METRICS.includes(m))) {
+    // A session belongs to the range (and bucket) of its first event. Candidates are the sessions with a part
+    // starting in the range; each is then folded whole, so a session that began earlier is left out exactly.
+    const sql = `SELECT ${sessionKey(q.dimension)} AS k,
+        round(avg(dateDiff('second', s, e))) AS visit_duration,
+        round(100 * countIf(pv = 1 AND it = 0) / count()) AS bounce_rate
+      FROM (
+        SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it,
+          argMinMerge(entry_page) AS d_page, argMinMerge(source_name) AS d_source, any(country_code) AS d_country,
+          any(browser) AS d_browser, any(device_type) AS d_device, any(os) AS d_os
+        FROM sessions
+        WHERE website_id = {w:UUID} AND session_id IN (
+          SELECT session_id FROM sessions
+          WHERE website_id = {w:UUID} AND start_ts >= {start:DateTime64(3, 'UTC')} AND start_ts < {end:DateTime64(3, 'UTC')})
+        GROUP BY session_id
+        HAVING s >= {start:DateTime64(3, 'UTC')} AND s < {end:DateTime64(3, 'UTC')} AND pv > 0
+      )
+      GROUP BY k`;
+    for (const r of await rows<{ k: string; visit_duration: number; bounce_rate: number }>(clickhouse, sql, base)) {
+      put(r.k, { visit_duration: Number(r.visit_duration), bounce_rate: Number(r.bounce_rate) });
+    }
+  }
+
+  return [...merged.entries()].map(([key, values]) => ({ key, values: pick(values, q.metrics) }));
+}
+
+function pick(values: MetricValues, metrics: readonly Metric[]): MetricValues {
+  const out: MetricValues = {};
+  for (const m of metrics) out[m] = values[m] ?? 0;
+  return out;
+}

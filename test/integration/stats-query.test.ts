@@ -1,0 +1,107 @@
+// The stats query model over a hand-made fixture in Europe/Berlin around the spring-forward change of
+// 29 March 2026 (02:00 CET → 03:00 CEST). Expected values are worked out in the comments.
+import { randomUUID } from 'node:crypto';
+import { insertEventsText } from '../../lib/ingest/chWriter';
+import { chTime, packEvents, type EventRow } from '../../lib/ingest/rows';
+import { resolvePeriod, type ResolvedPeriod } from '../../lib/stats/period';
+import { runStats, type StatsQuery } from '../../lib/stats/query';
+import { parseDate } from '../../lib/stats/time';
+import { createTestContext, type TestContext } from '../helpers/context';
+
+const TZ = 'Europe/Berlin';
+const SITE = randomUUID();
+let ctx: TestContext;
+
+function row(over: Partial<EventRow> & { ts: string }): EventRow {
+  const at = Date.parse(over.ts);
+  return {
+    website_id: SITE, event_id: randomUUID(), type: 'pageview', name: '', source: 'server', received_at: chTime(at),
+    session_id: '', visitor_id: '', url: '', hostname: 'shop.example.com', pathname: '/', referrer: '', referrer_domain: '',
+    source_name: 'Direct / None', utm_source: '', utm_medium: '', utm_campaign: '', utm_content: '', utm_term: '',
+    device_type: 'desktop', browser: '', browser_version: '', os: 'Linux', os_version: '', country_code: '', region: '', city: '',
+    screen_width: 0, screen_height: 0, language: '', ip_hash: 'unknown', engagement_ms: 0, scroll_depth: 0, revenue: 0,
+    currency: '', props: '{}', idempotency_key: '', api_key_id: '', expire_at: '2030-01-01 00:00:00',
+    ...over,
+    ts: chTime(at),
+  };
+}
+
+const A = { visitor_id: 'A', country_code: 'DE', browser: 'Chrome' };
+const B = { visitor_id: 'B', country_code: 'US', browser: 'Firefox' };
+const C = { visitor_id: 'C', country_code: 'DE', browser: 'Chrome' };
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  const rows = [
+    // A1: 23:30 and 23:40 CET on 28 March — the day before the period.
+    row({ ...A, session_id: 'A1', pathname: '/a', ts: '2026-03-28T22:30:00Z' }),
+    row({ ...A, session_id: 'A1', pathname: '/b', ts: '2026-03-28T22:40:00Z' }),
+    // B1: one pageview at 01:30 CET, nothing else: a bounce of 0 s.
+    row({ ...B, session_id: 'B1', pathname: '/a', ts: '2026-03-29T00:30:00Z' }),
+    // B2: 03:10 CEST pageview, a custom event 2 minutes later: 120 s, not a bounce.
+    row({ ...B, session_id: 'B2', pathname: '/c', ts: '2026-03-29T01:10:00Z' }),
+    row({ ...B, session_id: 'B2', type: 'event', name: 'Signup', pathname: '', source_name: '', ts: '2026-03-29T01:12:00Z' }),
+    // C1: 23:50 CEST on the 29th, second pageview at 00:20 on the 30th: belongs to the 29th, lasts 1,800 s.
+    row({ ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T21:50:00Z' }),
+    row({ ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T22:20:00Z' }),
+  ];
+  const packed = packEvents(rows);
+  await insertEventsText(ctx.clickhouse, packed.eventsText, packed.eventIds);
+});
+afterAll(() => ctx.close());
+
+const day = () => resolvePeriod('day', parseDate('2026-03-29')!, TZ) as ResolvedPeriod;
+const query = (over: Partial<StatsQuery>): StatsQuery => ({
+  websiteId: SITE,
+  timeZone: TZ,
+  start: day().start,
+  end: day().end,
+  metrics: ['visitors', 'pageviews', 'events', 'visit_duration', 'bounce_rate'],
+  filters: [],
+  ...over,
+});
+
+it('aggregates the local day: events in [23:00Z on the 28th, 22:00Z on the 29th), sessions by their start', async () => {
+  // visitors B, C; pageviews B1, B2, C1's first; events those + Signup; sessions B1 (0 s, bounce), B2 (120 s),
+  // C1 (1,800 s, its second pageview after midnight still counts): mean 640 s, 1 of 3 bounced = 33 %.
+  expect(await runStats(ctx.clickhouse, query({}))).toEqual([
+    { key: '', values: { visitors: 2, pageviews: 3, events: 4, visit_duration: 640, bounce_rate: 33 } },
+  ]);
+});
+
+it('buckets by local hour: 23 hours that day, labels in local time', async () => {
+  const rows = await runStats(ctx.clickhouse, query({ dimension: 'time:hour', metrics: ['pageviews', 'bounce_rate'] }));
+  expect(rows.sort((a, b) => a.key.localeCompare(b.key))).toEqual([
+    { key: '2026-03-29 01:00:00', values: { pageviews: 1, bounce_rate: 100 } },
+    { key: '2026-03-29 03:00:00', values: { pageviews: 1, bounce_rate: 0 } },
+    { key: '2026-03-29 23:00:00', values: { pageviews: 1, bounce_rate: 0 } },
+  ]);
+});
+
+it('buckets by local day over 7 days: A1 lands on the 28th', async () => {
+  const week = resolvePeriod('7d', parseDate('2026-03-29')!, TZ) as ResolvedPeriod;
+  const rows = await runStats(ctx.clickhouse, query({ start: week.start, end: week.end, dimension: 'time:day', metrics: ['visitors', 'pageviews', 'visit_duration'] }));
+  expect(rows.sort((a, b) => a.key.localeCompare(b.key))).toEqual([
+    { key: '2026-03-28', values: { visitors: 1, pageviews: 2, visit_duration: 600 } },
+    { key: '2026-03-29', values: { visitors: 2, pageviews: 3, visit_duration: 640 } },
+  ]);
+});
+
+it('breaks down by country and by page, and filters with one-of and negation', async () => {
+  const byCountry = await runStats(ctx.clickhouse, query({ dimension: 'country' }));
+  expect(byCountry.sort((a, b) => a.key.localeCompare(b.key))).toEqual([
+    { key: 'DE', values: { visitors: 1, pageviews: 1, events: 1, visit_duration: 1800, bounce_rate: 0 } },
+    { key: 'US', values: { visitors: 1, pageviews: 2, events: 3, visit_duration: 60, bounce_rate: 50 } },
+  ]);
+  const byPage = await runStats(ctx.clickhouse, query({ dimension: 'page', metrics: ['visitors', 'pageviews'] }));
+  expect(byPage.sort((a, b) => a.key.localeCompare(b.key))).toEqual([
+    { key: '/a', values: { visitors: 2, pageviews: 2 } },
+    { key: '/c', values: { visitors: 1, pageviews: 1 } },
+  ]);
+  const us = await runStats(ctx.clickhouse, query({ metrics: ['visitors'], filters: [{ key: 'country', operator: 'is', values: ['US', 'FR'] }] }));
+  expect(us).toEqual([{ key: '', values: { visitors: 1 } }]);
+  const notChrome = await runStats(ctx.clickhouse, query({ metrics: ['visitors'], filters: [{ key: 'browser', operator: 'is_not', values: ['Chrome'] }] }));
+  expect(notChrome).toEqual([{ key: '', values: { visitors: 1 } }]);
+  const injected = await runStats(ctx.clickhouse, query({ metrics: ['visitors'], filters: [{ key: 'page', operator: 'is', values: ["/a' OR '1'='1"] }] }));
+  expect(injected).toEqual([]);
+});
