@@ -1,0 +1,27 @@
+// Stats API v1: GET /api/external/v1/stats/{aggregate,timeseries,breakdown} (spec "Stats API").
+import { Router, type Request, type Response } from 'express';
+import { getWebsite } from '../../../lib/accounts/websites';
+import { forbidden, HttpError, notFound } from '../../../lib/errors';
+import { parseStatsParams, type StatsEndpoint } from '../../../lib/stats/params';
+import { statsV1 } from '../../../lib/stats/v1';
+import type { AppDeps } from '../../deps';
+import { apiKey } from '../../middleware/auth';
+import { sendData } from '../../middleware/envelope';
+
+export function statsV1Routes({ pool, clickhouse }: AppDeps): Router {
+  const router = Router();
+  const handle = (endpoint: StatsEndpoint) => async (req: Request, res: Response) => {
+    const params = parseStatsParams(req.query as Record<string, unknown>, endpoint);
+    if ('error' in params) throw new HttpError(400, params.error.code, params.error.message);
+    const key = apiKey(res);
+    const website = await getWebsite(pool, params.siteId);
+    // Another team's website is as unknown as a missing one.
+    if (!website || website.team_id !== key.teamId) throw notFound('Website not found');
+    if (key.permission === 'site_access' && key.websiteId !== website.id) throw forbidden('This API key is bound to another website');
+    sendData(res, await statsV1(clickhouse, { id: website.id, timezone: website.timezone }, endpoint, params));
+  };
+  router.get('/stats/aggregate', handle('aggregate'));
+  router.get('/stats/timeseries', handle('timeseries'));
+  router.get('/stats/breakdown', handle('breakdown'));
+  return router;
+}

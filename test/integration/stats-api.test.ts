@@ -1,0 +1,142 @@
+// Stats API v1 over HTTP, on the DST fixture of stats-query.test.ts (Europe/Berlin, 29 March 2026).
+import { randomUUID } from 'node:crypto';
+import { insertEventsText } from '../../lib/ingest/chWriter';
+import { chTime, packEvents, type EventRow } from '../../lib/ingest/rows';
+import { createTestContext, type TestContext } from '../helpers/context';
+import { client } from '../helpers/http';
+import { createApiKey, createWebsite, registerUser } from '../helpers/accounts';
+
+let ctx: TestContext;
+let call: ReturnType<typeof client>;
+let key: string;
+let siteId: string;
+
+function row(site: string, over: Partial<EventRow> & { ts: string }): EventRow {
+  const at = Date.parse(over.ts);
+  return {
+    website_id: site, event_id: randomUUID(), type: 'pageview', name: '', source: 'server', received_at: chTime(at),
+    session_id: '', visitor_id: '', url: '', hostname: 'shop.example.com', pathname: '/', referrer: '', referrer_domain: '',
+    source_name: 'Direct / None', utm_source: '', utm_medium: '', utm_campaign: '', utm_content: '', utm_term: '',
+    device_type: 'desktop', browser: '', browser_version: '', os: 'Linux', os_version: '', country_code: '', region: '', city: '',
+    screen_width: 0, screen_height: 0, language: '', ip_hash: 'unknown', engagement_ms: 0, scroll_depth: 0, revenue: 0,
+    currency: '', props: '{}', idempotency_key: '', api_key_id: '', expire_at: '2030-01-01 00:00:00',
+    ...over,
+    ts: chTime(at),
+  };
+}
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  call = client(ctx.baseUrl);
+  const user = await registerUser(ctx, 'pro', 'stats');
+  const res = await call('POST', '/api/websites', { token: user.token, body: { domain: 'shop.example.com', name: 'Shop', timezone: 'Europe/Berlin' } });
+  siteId = res.body.data.website.id;
+  key = (await createApiKey(ctx, user)).key;
+  const A = { visitor_id: 'A', country_code: 'DE', browser: 'Chrome' };
+  const B = { visitor_id: 'B', country_code: 'US', browser: 'Firefox' };
+  const C = { visitor_id: 'C', country_code: 'DE', browser: 'Chrome' };
+  const rows = [
+    row(siteId, { ...A, session_id: 'A1', pathname: '/a', ts: '2026-03-28T22:30:00Z' }),
+    row(siteId, { ...A, session_id: 'A1', pathname: '/b', ts: '2026-03-28T22:40:00Z' }),
+    row(siteId, { ...B, session_id: 'B1', pathname: '/a', ts: '2026-03-29T00:30:00Z' }),
+    row(siteId, { ...B, session_id: 'B2', pathname: '/c', ts: '2026-03-29T01:10:00Z' }),
+    row(siteId, { ...B, session_id: 'B2', type: 'event', name: 'Signup', pathname: '', source_name: '', ts: '2026-03-29T01:12:00Z' }),
+    row(siteId, { ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T21:50:00Z' }),
+    row(siteId, { ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T22:20:00Z' }),
+  ];
+  const packed = packEvents(rows);
+  await insertEventsText(ctx.clickhouse, packed.eventsText, packed.eventIds);
+});
+afterAll(() => ctx.close());
+
+const get = (path: string, apiKey = key) => call('GET', `/api/external/v1/stats/${path}`, { apiKey });
+const q = (params: Record<string, string>) => new URLSearchParams({ site_id: siteId, ...params }).toString();
+const ALL = 'visitors,pageviews,visit_duration,bounce_rate,events';
+
+describe('aggregate', () => {
+  it('computes all five metrics for the local day, events approximated by pageviews', async () => {
+    const res = await get(`aggregate?${q({ period: 'day', date: '2026-03-29', metrics: ALL })}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      results: { visitors: { value: 2 }, pageviews: { value: 3 }, visit_duration: { value: 640 }, bounce_rate: { value: 33 }, events: { value: 3 } },
+      meta: { period: 'day', period_start: '2026-03-28T23:00:00.000Z', period_end: '2026-03-29T22:00:00.000Z', filters_applied: [] },
+    });
+  });
+
+  it('with filters computes only visitors (V1 limitation) and says so', async () => {
+    const res = await get(`aggregate?${q({ period: 'day', date: '2026-03-29', metrics: ALL, filters: 'country==US,FR;browser!=Chrome' })}`);
+    expect(res.body.data.results).toEqual({ visitors: { value: 1 }, pageviews: { value: null }, visit_duration: { value: null }, bounce_rate: { value: null }, events: { value: null } });
+    expect(res.body.data.meta.filters_applied).toEqual([
+      { key: 'country', operator: 'is', values: ['US', 'FR'] },
+      { key: 'browser', operator: 'is_not', values: ['Chrome'] },
+    ]);
+    expect(res.body.data.meta.note).toMatch(/V1 limitation/);
+  });
+});
+
+describe('timeseries', () => {
+  it('has one row per local hour of the DST day, zero-filled', async () => {
+    const res = await get(`timeseries?${q({ period: 'day', date: '2026-03-29', metrics: 'pageviews,visitors', interval: 'hour' })}`);
+    expect(res.status).toBe(200);
+    const rows = res.body.data.results as { date: string; pageviews: number; visitors: number }[];
+    expect(rows).toHaveLength(23);
+    expect(rows.map((r) => r.date)).not.toContain('2026-03-29 02:00:00');
+    expect(rows.filter((r) => r.pageviews > 0)).toEqual([
+      { date: '2026-03-29 01:00:00', pageviews: 1, visitors: 1 },
+      { date: '2026-03-29 03:00:00', pageviews: 1, visitors: 1 },
+      { date: '2026-03-29 23:00:00', pageviews: 1, visitors: 1 },
+    ]);
+    expect(res.body.data.meta.interval).toBe('hour');
+  });
+
+  it('by day over 7 days and by month over 6 months', async () => {
+    const days = await get(`timeseries?${q({ period: '7d', date: '2026-03-29', metrics: 'visitors' })}`);
+    expect(days.body.data.results).toEqual([
+      { date: '2026-03-23', visitors: 0 }, { date: '2026-03-24', visitors: 0 }, { date: '2026-03-25', visitors: 0 },
+      { date: '2026-03-26', visitors: 0 }, { date: '2026-03-27', visitors: 0 }, { date: '2026-03-28', visitors: 1 },
+      { date: '2026-03-29', visitors: 2 },
+    ]);
+    const months = await get(`timeseries?${q({ period: '6mo', date: '2026-03-29', metrics: 'pageviews', interval: 'month' })}`);
+    expect(months.body.data.results.map((r: { date: string }) => r.date)).toEqual(['2025-10-01', '2025-11-01', '2025-12-01', '2026-01-01', '2026-02-01', '2026-03-01']);
+    expect(months.body.data.results[5]).toEqual({ date: '2026-03-01', pageviews: 6 });
+  });
+});
+
+describe('breakdown', () => {
+  it('sorts by visitors, ties by value, and paginates', async () => {
+    const res = await get(`breakdown?${q({ period: 'day', date: '2026-03-29', metrics: 'visitors,pageviews,bounce_rate', property: 'visit:country' })}`);
+    expect(res.body.data.results).toEqual([
+      { country: 'DE', visitors: 1, pageviews: 1, bounce_rate: 0 },
+      { country: 'US', visitors: 1, pageviews: 2, bounce_rate: 50 },
+    ]);
+    expect(res.body.data.meta.pagination).toEqual({ page: 1, limit: 100, total: 2, has_more: false });
+    const second = await get(`breakdown?${q({ period: 'day', date: '2026-03-29', metrics: 'pageviews', property: 'event:page', limit: '1', page: '1' })}`);
+    expect(second.body.data.results).toEqual([{ page: '/a', pageviews: 2 }]);
+    expect(second.body.data.meta.pagination).toEqual({ page: 1, limit: 1, total: 2, has_more: true });
+    expect(second.body.data.meta.property).toBe('event:page');
+  });
+});
+
+describe('errors', () => {
+  it('answers each bad request with its code in the error envelope', async () => {
+    const missing = await get('aggregate?period=7d&metrics=visitors');
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ success: false, error: { code: 'MISSING_SITE_ID' } });
+    expect((await get(`breakdown?${q({ period: '7d', metrics: 'visitors' })}`)).body.error.code).toBe('MISSING_PROPERTY');
+    expect((await get(`timeseries?${q({ period: '7d', metrics: 'visitors', interval: 'hour' })}`)).body.error.code).toBe('INTERVAL_PERIOD_MISMATCH');
+    expect((await get(`aggregate?${q({ period: '7d', metrics: 'visitors', filters: 'planet==mars' })}`)).body.error.code).toBe('UNKNOWN_FILTER_KEY');
+  });
+
+  it('404 for an unknown or another team’s site, 403 for a site key elsewhere, 401 without a key', async () => {
+    expect((await get(`aggregate?${q({ period: '7d', metrics: 'visitors', site_id: randomUUID() })}`)).status).toBe(404);
+    const other = await registerUser(ctx, 'pro', 'other');
+    const theirs = await createWebsite(ctx, other, 'other.example.com');
+    expect((await get(`aggregate?${q({ period: '7d', metrics: 'visitors', site_id: theirs.id })}`)).status).toBe(404);
+    const { key: siteKey } = await createApiKey(ctx, other, 'site_access', theirs.id);
+    const another = await createWebsite(ctx, other, 'another.example.com');
+    const scoped = await get(`aggregate?${q({ period: '7d', metrics: 'visitors', site_id: another.id })}`, siteKey);
+    expect(scoped.status).toBe(403);
+    expect(scoped.body.error.code).toBe('FORBIDDEN');
+    expect((await call('GET', `/api/external/v1/stats/aggregate?${q({ period: '7d', metrics: 'visitors' })}`)).status).toBe(401);
+  });
+});
