@@ -8,7 +8,7 @@ import { errorHandler, notFoundHandler } from './middleware/errors';
 import { requestLog } from './middleware/requestLog';
 import { registerQueueMetrics } from '../lib/queue/metrics';
 import { authRoutes } from './routes/auth';
-import { statsV1Routes } from './routes/external/stats';
+import { statsRoutes } from './routes/external/stats';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
 import { SiteConfigCache } from '../lib/ingest/siteCache';
 import { browserIngestRoutes } from './routes/browserIngest';
@@ -46,7 +46,14 @@ export function createApp(deps: AppDeps): Express {
     perMinuteLimit(deps.redis, deps.config.REDIS_PREFIX, 'external'),
     monthlyQuota(deps.redis, deps.config.REDIS_PREFIX, 1),
     externalWebsiteWriteRoutes(deps),
-    statsV1Routes(deps),
+    statsRoutes(deps, 'v1'),
+  );
+  app.use(
+    '/api/external/v2',
+    requireApiKey(deps.pool),
+    perMinuteLimit(deps.redis, deps.config.REDIS_PREFIX, 'external'),
+    monthlyQuota(deps.redis, deps.config.REDIS_PREFIX, 1),
+    statsRoutes(deps, 'v2'),
   );
 
   app.use(notFoundHandler());

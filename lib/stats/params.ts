@@ -14,14 +14,25 @@ export const METRICS = ['visitors', 'pageviews', 'visit_duration', 'bounce_rate'
 export type Metric = (typeof METRICS)[number];
 
 export const PROPERTIES = ['event:page', 'visit:country', 'visit:browser', 'visit:device', 'visit:os', 'visit:source'] as const;
-export type Property = (typeof PROPERTIES)[number];
+/** v2 adds campaign and entry/exit page breakdowns. */
+export const V2_PROPERTIES = [
+  ...PROPERTIES,
+  'visit:utm_source',
+  'visit:utm_medium',
+  'visit:utm_campaign',
+  'visit:entry_page',
+  'visit:exit_page',
+] as const;
+export type Property = (typeof V2_PROPERTIES)[number];
+export type StatsVersion = 'v1' | 'v2';
 
 export const FILTER_KEYS = ['country', 'browser', 'device', 'os', 'source', 'utm_source', 'utm_medium', 'utm_campaign', 'page'] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 
 export interface Filter {
   key: FilterKey;
-  operator: 'is' | 'is_not';
+  /** `contains` is v2 only (JSON filters). */
+  operator: 'is' | 'is_not' | 'contains';
   values: string[];
 }
 
@@ -38,6 +49,8 @@ export interface StatsParams {
   limit: number;
   page: number;
   filters: Filter[];
+  /** v2: also compute the previous period of the same length. */
+  compare?: 'previous_period';
 }
 
 export interface StatsParamError {
@@ -79,8 +92,39 @@ export function parseFilters(raw: string): Filter[] | StatsParamError {
   return filters;
 }
 
-/** Validates a v1 request's query string for one endpoint. */
-export function parseStatsParams(query: Record<string, unknown>, endpoint: StatsEndpoint): StatsParams | { error: StatsParamError } {
+/** v2 JSON filters: `[["is","country",["US","DE"]],["is_not","browser",["Chrome"]],["contains","page",["/blog"]]]`. */
+export function parseJsonFilters(raw: string): Filter[] | StatsParamError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return { code: 'VALIDATION_ERROR', message: 'filters is not valid JSON' };
+  }
+  if (!Array.isArray(parsed) || parsed.length > 20) return { code: 'VALIDATION_ERROR', message: 'filters must be an array of at most 20 [operator, key, values] clauses' };
+  const filters: Filter[] = [];
+  for (const clause of parsed) {
+    if (!Array.isArray(clause) || clause.length !== 3 || !['is', 'is_not', 'contains'].includes(clause[0]) || typeof clause[1] !== 'string') {
+      return { code: 'VALIDATION_ERROR', message: 'each filter is [operator (is, is_not, contains), key, [values]]' };
+    }
+    const [operator, key, values] = clause as [Filter['operator'], string, unknown];
+    if (!(FILTER_KEYS as readonly string[]).includes(key)) {
+      return { code: 'UNKNOWN_FILTER_KEY', message: `unknown filter key "${key.slice(0, 50)}"; use one of ${FILTER_KEYS.join(', ')}` };
+    }
+    if (!Array.isArray(values) || values.length === 0 || values.length > 100 || values.some((v) => typeof v !== 'string' || v.length > 500)) {
+      return { code: 'VALIDATION_ERROR', message: `filter ${key} needs 1 to 100 string values` };
+    }
+    if ((values as string[]).some((v) => v.trim() === '')) return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has an empty value` };
+    filters.push({ key: key as FilterKey, operator, values: values as string[] });
+  }
+  return filters;
+}
+
+/** Validates a request's query string for one endpoint (v1 by default; v2 widens filters, properties, compare). */
+export function parseStatsParams(
+  query: Record<string, unknown>,
+  endpoint: StatsEndpoint,
+  version: StatsVersion = 'v1',
+): StatsParams | { error: StatsParamError } {
   const siteId = single(query.site_id);
   const period = single(query.period);
   const metricsRaw = single(query.metrics);
@@ -95,8 +139,9 @@ export function parseStatsParams(query: Record<string, unknown>, endpoint: Stats
   const metrics = metricsRaw.split(',').map((m) => m.trim());
   const badMetric = metrics.find((m) => !(METRICS as readonly string[]).includes(m));
   if (badMetric !== undefined) return fail('INVALID_METRIC', `unknown metric "${badMetric.slice(0, 50)}"; use ${METRICS.join(', ')}`);
-  if (endpoint === 'breakdown' && !(PROPERTIES as readonly string[]).includes(propertyRaw!)) {
-    return fail('INVALID_PROPERTY', `property must be one of ${PROPERTIES.join(', ')}`);
+  const properties: readonly string[] = version === 'v2' ? V2_PROPERTIES : PROPERTIES;
+  if (endpoint === 'breakdown' && !properties.includes(propertyRaw!)) {
+    return fail('INVALID_PROPERTY', `property must be one of ${properties.join(', ')}`);
   }
 
   const periodError = checkPeriod(period);
@@ -121,8 +166,12 @@ export function parseStatsParams(query: Record<string, unknown>, endpoint: Stats
   if (typeof page !== 'number') return { error: page };
 
   const filtersRaw = single(query.filters);
-  const filters = filtersRaw === undefined ? [] : parseFilters(filtersRaw);
+  const filters =
+    filtersRaw === undefined ? [] : version === 'v2' && filtersRaw.trim().startsWith('[') ? parseJsonFilters(filtersRaw) : parseFilters(filtersRaw);
   if (!Array.isArray(filters)) return { error: filters };
+
+  const compareRaw = version === 'v2' ? single(query.compare) : undefined;
+  if (compareRaw !== undefined && compareRaw !== 'previous_period') return fail('VALIDATION_ERROR', 'compare must be previous_period');
 
   return {
     siteId: siteId.toLowerCase(),
@@ -134,5 +183,6 @@ export function parseStatsParams(query: Record<string, unknown>, endpoint: Stats
     limit,
     page,
     filters,
+    ...(compareRaw ? { compare: 'previous_period' as const } : {}),
   };
 }

@@ -5,7 +5,24 @@ import type { ClickHouseClient } from '../clickhouse/client';
 import type { Filter, Metric } from './params';
 
 /** A breakdown or time dimension; the column behind each is fixed here, never taken from a request. */
-export type Dimension = 'time:day' | 'time:hour' | 'time:month' | 'page' | 'country' | 'browser' | 'device' | 'os' | 'source';
+export type Dimension =
+  | 'time:day'
+  | 'time:hour'
+  | 'time:month'
+  | 'page'
+  | 'country'
+  | 'browser'
+  | 'device'
+  | 'os'
+  | 'source'
+  | 'utm_source'
+  | 'utm_medium'
+  | 'utm_campaign'
+  | 'entry_page'
+  | 'exit_page';
+
+/** Dimensions that describe a whole visit: every metric is computed over sessions. */
+const SESSION_DIMENSIONS: ReadonlySet<Dimension> = new Set(['entry_page', 'exit_page']);
 
 export interface StatsQuery {
   websiteId: string;
@@ -47,6 +64,9 @@ function eventKey(d: Dimension | undefined): string {
       return "formatDateTime(toStartOfHour(ts, {tz:String}), '%Y-%m-%d %H:00:00', {tz:String})";
     case 'time:month':
       return 'toString(toStartOfMonth(ts, {tz:String}))';
+    case 'entry_page':
+    case 'exit_page':
+      return "''"; // not used: these dimensions are computed from sessions
     default:
       return FILTER_COLUMNS[d];
   }
@@ -71,10 +91,24 @@ function filterSql(filters: readonly Filter[], params: Record<string, unknown>):
   return filters
     .map((f, i) => {
       params[`f${i}`] = f.values;
-      return `${FILTER_COLUMNS[f.key]} ${f.operator === 'is' ? 'IN' : 'NOT IN'} {f${i}:Array(String)}`;
+      const column = FILTER_COLUMNS[f.key];
+      if (f.operator === 'contains') return `multiSearchAnyCaseInsensitiveUTF8(${column}, {f${i}:Array(String)})`;
+      return `${column} ${f.operator === 'is' ? 'IN' : 'NOT IN'} {f${i}:Array(String)}`;
     })
     .map((c) => ` AND ${c}`)
     .join('');
+}
+
+/**
+ * Under filters, session metrics count the sessions that hold a pageview matching every filter (a filter
+ * selects events by their own fields; pageviews carry all of a visit's fields).
+ */
+function sessionFilterSql(filters: readonly Filter[], params: Record<string, unknown>): string {
+  if (filters.length === 0) return '';
+  return ` AND session_id IN (
+    SELECT session_id FROM events
+    WHERE website_id = {w:UUID} AND type = 'pageview'
+      AND ts >= {start:DateTime64(3, 'UTC')} - INTERVAL 1 DAY AND ts < {end:DateTime64(3, 'UTC')} + INTERVAL 1 DAY${filterSql(filters, params)})`;
 }
 
 const EVENT_METRICS: readonly Metric[] = ['visitors', 'pageviews', 'events'];
@@ -90,7 +124,8 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
   const merged = new Map<string, MetricValues>();
   const put = (key: string, values: MetricValues) => merged.set(key, { ...merged.get(key), ...values });
 
-  if (q.metrics.some((m) => EVENT_METRICS.includes(m))) {
+  const bySessions = q.dimension !== undefined && SESSION_DIMENSIONS.has(q.dimension);
+  if (!bySessions && q.metrics.some((m) => EVENT_METRICS.includes(m))) {
     const params: Record<string, unknown> = { ...base };
     // Filter on the page dimension means pageviews only: every other event has no page.
     const onlyPageviews = q.dimension === 'page' ? " AND type = 'pageview'" : '';
@@ -106,26 +141,38 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
     }
   }
 
-  if (q.metrics.some((m) => SESSION_METRICS.includes(m))) {
+  if (bySessions || q.metrics.some((m) => SESSION_METRICS.includes(m))) {
+    const params: Record<string, unknown> = { ...base };
     // A session belongs to the range (and bucket) of its first event. Candidates are the sessions with a part
     // starting in the range; each is then folded whole, so a session that began earlier is left out exactly.
     const sql = `SELECT ${sessionKey(q.dimension)} AS k,
+        uniqIf(visitor, visitor != '') AS visitors,
+        sum(pv) AS pageviews,
+        sum(ev) AS events,
         round(avg(dateDiff('second', s, e))) AS visit_duration,
         round(100 * countIf(pv = 1 AND it = 0) / count()) AS bounce_rate
       FROM (
         SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it,
-          argMinMerge(entry_page) AS d_page, argMinMerge(source_name) AS d_source, any(country_code) AS d_country,
-          any(browser) AS d_browser, any(device_type) AS d_device, any(os) AS d_os
+          sum(events) AS ev, any(visitor_id) AS visitor,
+          argMinMerge(entry_page) AS d_entry_page, argMaxMerge(exit_page) AS d_exit_page,
+          argMinMerge(entry_page) AS d_page, argMinMerge(source_name) AS d_source,
+          argMinMerge(utm_source) AS d_utm_source, argMinMerge(utm_medium) AS d_utm_medium, argMinMerge(utm_campaign) AS d_utm_campaign,
+          any(country_code) AS d_country, any(browser) AS d_browser, any(device_type) AS d_device, any(os) AS d_os
         FROM sessions
         WHERE website_id = {w:UUID} AND session_id IN (
           SELECT session_id FROM sessions
-          WHERE website_id = {w:UUID} AND start_ts >= {start:DateTime64(3, 'UTC')} AND start_ts < {end:DateTime64(3, 'UTC')})
+          WHERE website_id = {w:UUID} AND start_ts >= {start:DateTime64(3, 'UTC')} AND start_ts < {end:DateTime64(3, 'UTC')})${sessionFilterSql(q.filters, params)}
         GROUP BY session_id
         HAVING s >= {start:DateTime64(3, 'UTC')} AND s < {end:DateTime64(3, 'UTC')} AND pv > 0
       )
       GROUP BY k`;
-    for (const r of await rows<{ k: string; visit_duration: number; bounce_rate: number }>(clickhouse, sql, base)) {
-      put(r.k, { visit_duration: Number(r.visit_duration), bounce_rate: Number(r.bounce_rate) });
+    type SessionRow = { k: string; visitors: string; pageviews: string; events: string; visit_duration: number; bounce_rate: number };
+    for (const r of await rows<SessionRow>(clickhouse, sql, params)) {
+      put(r.k, {
+        ...(bySessions ? { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) } : {}),
+        visit_duration: Number(r.visit_duration),
+        bounce_rate: Number(r.bounce_rate),
+      });
     }
   }
 

@@ -140,3 +140,48 @@ describe('errors', () => {
     expect((await call('GET', `/api/external/v1/stats/aggregate?${q({ period: '7d', metrics: 'visitors' })}`)).status).toBe(401);
   });
 });
+
+describe('v2', () => {
+  const get2 = (path: string) => call('GET', `/api/external/v2/stats/${path}`, { apiKey: key });
+
+  it('computes every metric under filters, JSON filters included, and counts events truly', async () => {
+    const plain = await get2(`aggregate?${q({ period: 'day', date: '2026-03-29', metrics: ALL })}`);
+    expect(plain.body.data.results.events).toEqual({ value: 4 }); // 3 pageviews + Signup
+    expect(plain.body.data.meta.note).toBeUndefined();
+    // US: B's events (B1, B2 and Signup); sessions with a US pageview: B1 (0 s, bounce) and B2 (120 s).
+    const us = await get2(`aggregate?${q({ period: 'day', date: '2026-03-29', metrics: ALL, filters: JSON.stringify([['is', 'country', ['US']]]) })}`);
+    expect(us.body.data.results).toEqual({ visitors: { value: 1 }, pageviews: { value: 2 }, visit_duration: { value: 60 }, bounce_rate: { value: 50 }, events: { value: 3 } });
+    // contains is case-insensitive: pages containing "/C" → B2's pageview; its session lasted 120 s.
+    const c = await get2(`aggregate?${q({ period: 'day', date: '2026-03-29', metrics: ALL, filters: JSON.stringify([['contains', 'page', ['/C']]]) })}`);
+    expect(c.body.data.results).toEqual({ visitors: { value: 1 }, pageviews: { value: 1 }, visit_duration: { value: 120 }, bounce_rate: { value: 0 }, events: { value: 1 } });
+    const v1Json = await get(`aggregate?${q({ period: 'day', metrics: 'visitors', filters: JSON.stringify([['is', 'country', ['US']]]) })}`);
+    expect(v1Json.status).toBe(400);
+  });
+
+  it('compares with the previous period of the same length', async () => {
+    // 29 March is 23 h long, so the previous period is 00:00Z–23:00Z on the 28th: A1 (2 pageviews, 600 s).
+    const res = await get2(`aggregate?${q({ period: 'day', date: '2026-03-29', metrics: 'visitors,pageviews,visit_duration,bounce_rate', compare: 'previous_period' })}`);
+    expect(res.body.data.results).toEqual({
+      visitors: { value: 2, change: 100 },
+      pageviews: { value: 3, change: 50 },
+      visit_duration: { value: 640, change: 7 },
+      bounce_rate: { value: 33, change: null },
+    });
+    expect(res.body.data.meta.compare).toEqual({ period_start: '2026-03-28T00:00:00.000Z', period_end: '2026-03-28T23:00:00.000Z' });
+    expect((await get2(`aggregate?${q({ period: 'day', metrics: 'visitors', compare: 'last_year' })}`)).body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('breaks down by entry and exit page over whole sessions', async () => {
+    const entry = await get2(`breakdown?${q({ period: 'day', date: '2026-03-29', metrics: 'visitors,pageviews,bounce_rate', property: 'visit:entry_page' })}`);
+    expect(entry.body.data.results).toEqual([
+      { entry_page: '/a', visitors: 2, pageviews: 3, bounce_rate: 50 },
+      { entry_page: '/c', visitors: 1, pageviews: 1, bounce_rate: 0 },
+    ]);
+    const exit = await get2(`breakdown?${q({ period: 'day', date: '2026-03-29', metrics: 'visitors', property: 'visit:exit_page' })}`);
+    expect(exit.body.data.results).toEqual([
+      { exit_page: '/a', visitors: 2 },
+      { exit_page: '/c', visitors: 1 },
+    ]);
+    expect((await get(`breakdown?${q({ period: 'day', metrics: 'visitors', property: 'visit:entry_page' })}`)).body.error.code).toBe('INVALID_PROPERTY');
+  });
+});
