@@ -11,22 +11,18 @@
 //      event is counted by ClickHouse (end-to-end rate);
 //   3. a fixed 10,000 events/s with freshness probes: how long an accepted event takes to become queryable.
 // Prints a table with the issue's targets and PASS/MISS, peak RSS and CPU per role; cleans everything up.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
-import { Client } from 'pg';
 import { createClickHouse, type ClickHouseClient } from '../lib/clickhouse/client';
 import { formatSummary, summarizeProfile } from './cpuprofile-summary';
 import { percentile, type LoadResult } from './ingest-load';
+import { api, cleanup, DIST, freePort, log, runCli, sleep, until } from './service';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const DIST = path.join(ROOT, 'dist');
 const PG_BASE = 'postgres://postgres@127.0.0.1:5432';
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const ROLES = ['store', 'web', 'worker', 'clock'] as const;
@@ -43,55 +39,12 @@ const TARGETS = {
 // ---------------------------------------------------------------------------------------------------------
 // small helpers
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
 const fmtMs = (n: number) => (Number.isFinite(n) ? (n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${n.toFixed(0)} ms`) : 'n/a');
-const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
-async function until<T>(what: string, timeoutMs: number, intervalMs: number, check: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined) return v;
-    await sleep(intervalMs);
-  }
-  throw new Error(`${what}: not reached within ${timeoutMs} ms`);
-}
 
-async function api(base: string, method: string, p: string, body?: unknown, token?: string): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(base + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  let json: unknown = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // keep text
-  }
-  return { status: res.status, json };
-}
 
-function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [path.join(ROOT, 'bin', 'tidemark.js'), ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`tidemark ${args.join(' ')} failed: ${stderr || err.message}`));
-      else resolve(stdout.trim());
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // /proc: the supervisor's children, their peak RSS and CPU time
@@ -663,30 +616,6 @@ async function main(): Promise<number> {
   }
 }
 
-async function cleanup(dbName: string, prefix: string, dataDir: string): Promise<void> {
-  const admin = new Client({ connectionString: `${PG_BASE}/postgres` });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${dbName.replace(/"/g, '""')}" WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    let rounds = 0;
-    let deleted = 0;
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) deleted += await redis.unlink(...keys);
-    } while (cursor !== '0' && ++rounds < 1_000_000);
-    log(`cleaned up: database ${dbName} dropped, ${deleted} Redis keys deleted, data dir removed`);
-  } finally {
-    redis.disconnect();
-  }
-  fs.rmSync(dataDir, { recursive: true, force: true });
-}
 
 // Ctrl-C or SIGTERM during a run still stops the service and removes what the run created.
 let interrupted: (() => Promise<void>) | undefined;

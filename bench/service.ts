@@ -1,0 +1,172 @@
+// Shared by the benchmarks: start the whole service (supervisor, every role) on fresh, isolated resources,
+// set up an enterprise account with lifted limits, a website and a full_access key; clean everything up.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+import { createClickHouse, type ClickHouseClient } from '../lib/clickhouse/client';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+export const DIST = path.join(ROOT, 'dist');
+const PG_BASE = 'postgres://postgres@127.0.0.1:5432';
+const REDIS_URL = 'redis://127.0.0.1:6379';
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function until<T>(what: string, timeoutMs: number, intervalMs: number, check: () => Promise<T | undefined>): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const v = await check().catch(() => undefined);
+    if (v !== undefined) return v;
+    await sleep(intervalMs);
+  }
+  throw new Error(`${what}: not reached within ${timeoutMs} ms`);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bench replies are read field by field
+export async function api(base: string, method: string, p: string, body?: unknown, token?: string): Promise<{ status: number; json: any }> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(base + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  let json: unknown = text;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // keep text
+  }
+  return { status: res.status, json };
+}
+
+export function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(ROOT, 'bin', 'tidemark.js'), ...args], { env, timeout: 600_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`tidemark ${args.join(' ')} failed: ${stderr || err.message}`));
+      else resolve(stdout.trim());
+    });
+  });
+}
+
+export async function cleanup(dbName: string, prefix: string, dataDir: string): Promise<void> {
+  const admin = new Client({ connectionString: `${PG_BASE}/postgres` });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${dbName.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    let rounds = 0;
+    let deleted = 0;
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) deleted += await redis.unlink(...keys);
+    } while (cursor !== '0' && ++rounds < 1_000_000);
+    log(`cleaned up: database ${dbName} dropped, ${deleted} Redis keys deleted, data dir removed`);
+  } finally {
+    redis.disconnect();
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+export interface Service {
+  base: string;
+  env: NodeJS.ProcessEnv;
+  clickhouse: ClickHouseClient;
+  website: { id: string; tracking_code: string };
+  key: string;
+  supervisorPid: number;
+  stop(keep?: boolean): Promise<void>;
+}
+
+/** Starts the service for a benchmark; `timezone` is the website's. */
+export async function startService(opts: { name: string; timezone?: string }): Promise<Service> {
+  const id = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const dbName = `tidemark_${opts.name}_${id}`;
+  const prefix = `tm${opts.name}_${id}`;
+  const chDatabase = `${opts.name}_${id}`;
+  const dataDir = path.join(os.tmpdir(), `tidemark-${opts.name}-${id}`);
+  const logFile = path.join(os.tmpdir(), `tidemark-${opts.name}-${id}.log`);
+  const port = await freePort();
+  let storePort = await freePort();
+  while (storePort === port) storePort = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? os.tmpdir(),
+    PORT: String(port),
+    STORE_PORT: String(storePort),
+    DATABASE_URL: `${PG_BASE}/${dbName}`,
+    REDIS_URL,
+    REDIS_PREFIX: prefix,
+    CLICKHOUSE_DATABASE: chDatabase,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  };
+  fs.mkdirSync(dataDir, { recursive: true });
+  log(`database ${dbName}, ClickHouse database ${chDatabase}, port ${port}, store ${storePort}; log ${logFile}`);
+  const logStream = fs.createWriteStream(logFile);
+  const supervisor: ChildProcess = spawn(process.execPath, [path.join(DIST, 'lib', 'process', 'supervisor.js')], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  supervisor.stdout!.pipe(logStream, { end: false });
+  supervisor.stderr!.pipe(logStream, { end: false });
+  const exited = new Promise<void>((resolve) => supervisor.on('exit', () => resolve()));
+  const stop = async (keep = false) => {
+    if (supervisor.exitCode === null && supervisor.signalCode === null) {
+      supervisor.kill('SIGTERM');
+      await Promise.race([exited, sleep(20_000)]);
+      if (supervisor.exitCode === null && supervisor.signalCode === null) supervisor.kill('SIGKILL');
+    }
+    if (!keep) await cleanup(dbName, prefix, dataDir);
+  };
+  try {
+    await until('GET /readyz = 200', 180_000, 250, async () => {
+      if (supervisor.exitCode !== null) throw new Error(`the service exited during start-up; see ${logFile}`);
+      return (await fetch(`${base}/readyz`)).status === 200 ? true : undefined;
+    });
+    const reg = await api(base, 'POST', '/api/auth/register', { email: `bench-${id}@example.com`, password: `bench password ${id}` });
+    if (reg.status !== 201) throw new Error(`register: ${reg.status} ${JSON.stringify(reg.json)}`);
+    const token: string = reg.json.data.token;
+    const teamId: string = reg.json.data.team.id;
+    log(await runCli(env, ['admin', 'plan', '--team', teamId, '--plan', 'enterprise']));
+    log(await runCli(env, ['admin', 'limits', '--team', teamId, '--rpm', 'unlimited', '--monthly', 'unlimited']));
+    const site = await api(base, 'POST', '/api/websites', { domain: 'shop.example.com', name: 'Bench shop', timezone: opts.timezone ?? 'UTC' }, token);
+    if (site.status !== 201) throw new Error(`create website: ${site.status} ${JSON.stringify(site.json)}`);
+    const keyRes = await api(base, 'POST', `/api/teams/${teamId}/api-keys`, { name: 'bench', permission: 'full_access' }, token);
+    if (keyRes.status !== 201) throw new Error(`create key: ${keyRes.status} ${JSON.stringify(keyRes.json)}`);
+    return {
+      base,
+      env,
+      clickhouse: createClickHouse({ url: `http://127.0.0.1:${storePort}`, database: chDatabase }, { requestTimeoutMs: 1_800_000 }),
+      website: site.json.data.website,
+      key: keyRes.json.data.key,
+      supervisorPid: supervisor.pid!,
+      stop,
+    };
+  } catch (err) {
+    await stop().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,120 @@
+// Stats API benchmark, embedded mode (issue targets: over 10 million events in 90 days, period=30d:
+// aggregate of all five metrics ≤ 100 ms p50, timeseries by day ≤ 150 ms, breakdown by page (limit 100)
+// ≤ 250 ms, all ≤ 500 ms p99, for v1 and for v2 with two filters).
+//
+//   npx tsc -p tsconfig.json && node dist/bench/stats.js [--events 10000000] [--runs 30] [--keep]
+//
+// Starts the whole service on fresh resources, fills one website with generated events through the bulk
+// path (one INSERT … SELECT in ClickHouse writing the same columns the ingest writer does; the sessions
+// view fills as it would), then times each endpoint over HTTP, one request at a time.
+import { parseArgs } from 'node:util';
+import { percentile } from './ingest-load';
+import { log, startService, type Service } from './service';
+
+const TARGETS = { aggregate: 100, timeseries: 150, breakdown: 250, p99: 500 };
+
+const COUNTRIES = ['US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP', 'CA', 'NL', 'ES', 'IT', 'PL'];
+const SOURCES = ['Google', 'Direct / None', 'Direct / None', 'Twitter', 'newsletter', 'Bing', 'Facebook', 'Hacker News'];
+const BROWSERS = ['Chrome', 'Chrome', 'Safari', 'Firefox', 'Edge'];
+const DEVICES = ['desktop', 'desktop', 'mobile', 'mobile', 'tablet'];
+const OSES = ['Windows', 'macOS', 'iOS', 'Android', 'Linux'];
+
+/** Generates about `events` events over the 90 days before now: sessions of 1 to 5 events, 4 of 5 pageviews. */
+async function generate(service: Service, events: number): Promise<number> {
+  const sessions = Math.ceil(events / 3); // 1/3 of sessions bounce (1 event), the rest 4–5 events: ~3 per session
+  const lit = (xs: string[]) => `[${xs.map((x) => `'${x.replace(/'/g, "\\'")}'`).join(',')}]`;
+  const start = Date.now() - 90 * 86_400_000;
+  await service.clickhouse.command({
+    query: `INSERT INTO events (website_id, event_id, type, name, source, ts, received_at, session_id, visitor_id, url,
+        hostname, pathname, referrer_domain, source_name, utm_source, device_type, browser, os, country_code,
+        ip_hash, expire_at)
+      SELECT {w:UUID}, generateUUIDv4(), type, if(type = 'event', 'Signup', ''), 'server', t, t, toString(s),
+        toString(cityHash64(s, 7) % {visitors:UInt64}), concat('https://shop.example.com', path), 'shop.example.com', path,
+        '', src, if(src = 'newsletter', 'newsletter', ''), dev, br, os_, country, 'unknown', toDateTime('2035-01-01 00:00:00')
+      FROM (
+        SELECT intDiv(number, 5) AS s, number % 5 AS pos,
+          cityHash64(s) % 3 = 0 AS bounce,
+          if(pos = 4, 'event', 'pageview') AS type,
+          fromUnixTimestamp64Milli(toInt64({start:Int64} + (cityHash64(s, 1) % (90 * 86400)) * 1000 + pos * 40000), 'UTC') AS t,
+          concat('/p/', toString(if(pos = 0, cityHash64(s, 2) % 40, cityHash64(number, 3) % 500))) AS path,
+          arrayElement(${lit(SOURCES)}, cityHash64(s, 4) % ${SOURCES.length} + 1) AS src,
+          arrayElement(${lit(DEVICES)}, cityHash64(s, 5) % ${DEVICES.length} + 1) AS dev,
+          arrayElement(${lit(BROWSERS)}, cityHash64(s, 6) % ${BROWSERS.length} + 1) AS br,
+          arrayElement(${lit(OSES)}, cityHash64(s, 8) % ${OSES.length} + 1) AS os_,
+          arrayElement(${lit(COUNTRIES)}, cityHash64(s, 9) % ${COUNTRIES.length} + 1) AS country
+        FROM numbers({n:UInt64})
+        WHERE NOT (bounce AND pos > 0)
+      )`,
+    query_params: { w: service.website.id, visitors: Math.round(sessions / 2.5), start, n: sessions * 5 },
+    clickhouse_settings: { max_partitions_per_insert_block: '1000', max_insert_threads: '2' },
+  });
+  const [row] = await (
+    await service.clickhouse.query({ query: 'SELECT count() AS n FROM events WHERE website_id = {w:UUID}', query_params: { w: service.website.id }, format: 'JSONEachRow' })
+  ).json<{ n: string }>();
+  return Number(row.n);
+}
+
+async function time(service: Service, path: string, runs: number): Promise<{ p50: number; p99: number; status: number }> {
+  const url = `${service.base}${path}`;
+  const headers = { 'x-api-key': service.key };
+  let status = 0;
+  for (let i = 0; i < 3; i++) status = (await fetch(url, { headers }).then(async (r) => (await r.text(), r))).status; // warm-up
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = process.hrtime.bigint();
+    const res = await fetch(url, { headers });
+    await res.text();
+    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+    status = res.status;
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: percentile(ms, 50), p99: percentile(ms, 99), status };
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { events: { type: 'string' }, runs: { type: 'string' }, keep: { type: 'boolean' } } });
+  const target = Number(values.events ?? 10_000_000);
+  const runs = Number(values.runs ?? 30);
+  const service = await startService({ name: 'statsbench' });
+  try {
+    const started = Date.now();
+    const stored = await generate(service, target);
+    log(`generated ${stored.toLocaleString('en-US')} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const site = service.website.id;
+    const common = `site_id=${site}&period=30d`;
+    const two = encodeURIComponent(JSON.stringify([['is', 'country', ['US', 'DE']], ['is_not', 'browser', ['Safari']]]));
+    const cases: [string, string, number][] = [
+      ['v1 aggregate, 5 metrics', `/api/external/v1/stats/aggregate?${common}&metrics=visitors,pageviews,visit_duration,bounce_rate,events`, TARGETS.aggregate],
+      ['v1 timeseries by day', `/api/external/v1/stats/timeseries?${common}&metrics=visitors,pageviews&interval=day`, TARGETS.timeseries],
+      ['v1 breakdown by page, limit 100', `/api/external/v1/stats/breakdown?${common}&metrics=visitors,pageviews&property=event:page&limit=100`, TARGETS.breakdown],
+      ['v2 aggregate, 5 metrics, 2 filters', `/api/external/v2/stats/aggregate?${common}&metrics=visitors,pageviews,visit_duration,bounce_rate,events&filters=${two}`, TARGETS.aggregate],
+      ['v2 timeseries by day, 2 filters', `/api/external/v2/stats/timeseries?${common}&metrics=visitors,pageviews&interval=day&filters=${two}`, TARGETS.timeseries],
+      ['v2 breakdown by page, 2 filters', `/api/external/v2/stats/breakdown?${common}&metrics=visitors,pageviews&property=event:page&limit=100&filters=${two}`, TARGETS.breakdown],
+    ];
+    const lines = [
+      `Tidemark Stats API benchmark — embedded store, ${stored.toLocaleString('en-US')} events over 90 days, period=30d, ${runs} sequential runs each`,
+      '',
+      `${'query'.padEnd(38)} │ ${'p50'.padStart(8)} │ ${'p99'.padStart(8)} │ target p50 / p99 │ result`,
+    ];
+    for (const [name, path, p50Target] of cases) {
+      const r = await time(service, path, runs);
+      const pass = r.status === 200 && r.p50 <= p50Target && r.p99 <= TARGETS.p99;
+      lines.push(
+        `${name.padEnd(38)} │ ${`${r.p50.toFixed(0)} ms`.padStart(8)} │ ${`${r.p99.toFixed(0)} ms`.padStart(8)} │ ${`${p50Target} / ${TARGETS.p99} ms`.padEnd(16)} │ ${r.status !== 200 ? `HTTP ${r.status}` : pass ? 'PASS' : 'MISS'}`,
+      );
+      log(lines[lines.length - 1]);
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return 0;
+  } finally {
+    await service.stop(values.keep === true);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    process.stderr.write(`benchmark failed: ${err.stack ?? err.message}\n`);
+    process.exit(1);
+  },
+);
