@@ -21,7 +21,8 @@ const OSES = ['Windows', 'macOS', 'iOS', 'Android', 'Linux'];
 
 /** Generates about `events` events over the 90 days before now: sessions of 1 to 5 events, 4 of 5 pageviews. */
 async function generate(service: Service, events: number): Promise<number> {
-  const sessions = Math.ceil(events / 3); // 1/3 of sessions bounce (1 event), the rest 4–5 events: ~3 per session
+  // 1/3 of sessions bounce (1 event), the rest have 5 (4 pageviews, 1 custom event): 11/3 events per session.
+  const sessions = Math.ceil((events * 3) / 11);
   const lit = (xs: string[]) => `[${xs.map((x) => `'${x.replace(/'/g, "\\'")}'`).join(',')}]`;
   const start = Date.now() - 90 * 86_400_000;
   await service.clickhouse.command({

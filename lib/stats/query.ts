@@ -87,6 +87,33 @@ function sessionKey(d: Dimension | undefined): string {
   }
 }
 
+/** The one session column a dimension needs (aggregate states are costly to read: only what is used). */
+function sessionDimensionColumn(d: Dimension | undefined): string | undefined {
+  switch (d) {
+    case undefined:
+    case 'time:day':
+    case 'time:hour':
+    case 'time:month':
+      return undefined;
+    case 'page':
+    case 'entry_page':
+      return `argMinMerge(entry_page) AS d_${d}`;
+    case 'exit_page':
+      return 'argMaxMerge(exit_page) AS d_exit_page';
+    case 'source':
+    case 'utm_source':
+    case 'utm_medium':
+    case 'utm_campaign':
+      return `argMinMerge(${d === 'source' ? 'source_name' : d}) AS d_${d}`;
+    case 'country':
+      return 'any(country_code) AS d_country';
+    case 'device':
+      return 'any(device_type) AS d_device';
+    default:
+      return `any(${d}) AS d_${d}`;
+  }
+}
+
 function filterSql(filters: readonly Filter[], params: Record<string, unknown>): string {
   return filters
     .map((f, i) => {
@@ -134,7 +161,8 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
         countIf(type = 'pageview') AS pageviews,
         countIf(type IN ('pageview', 'event')) AS events
       FROM events
-      WHERE website_id = {w:UUID} AND ts >= {start:DateTime64(3, 'UTC')} AND ts < {end:DateTime64(3, 'UTC')}${onlyPageviews}${filterSql(q.filters, params)}
+      WHERE website_id = {w:UUID} AND ts >= {start:DateTime64(3, 'UTC')} AND ts < {end:DateTime64(3, 'UTC')}
+        AND type IN ('pageview', 'event')${onlyPageviews}${filterSql(q.filters, params)}
       GROUP BY k`;
     for (const r of await rows<{ k: string; visitors: string; pageviews: string; events: string }>(clickhouse, sql, params)) {
       put(r.k, { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) });
@@ -143,25 +171,20 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
 
   if (bySessions || q.metrics.some((m) => SESSION_METRICS.includes(m))) {
     const params: Record<string, unknown> = { ...base };
-    // A session belongs to the range (and bucket) of its first event. Candidates are the sessions with a part
-    // starting in the range; each is then folded whole, so a session that began earlier is left out exactly.
+    // A session belongs to the range (and bucket) of its first event. Its parts are read from a window a day
+    // wider on each side, so a session that began before the range (or continues after it) is folded whole;
+    // only a session longer than a day could be misplaced.
+    const dimensionColumn = sessionDimensionColumn(q.dimension);
     const sql = `SELECT ${sessionKey(q.dimension)} AS k,
-        uniqIf(visitor, visitor != '') AS visitors,
-        sum(pv) AS pageviews,
-        sum(ev) AS events,
+        ${bySessions ? "uniqIf(visitor, visitor != '') AS visitors, sum(pv) AS pageviews, sum(ev) AS events," : ''}
         round(avg(dateDiff('second', s, e))) AS visit_duration,
         round(100 * countIf(pv = 1 AND it = 0) / count()) AS bounce_rate
       FROM (
-        SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it,
-          sum(events) AS ev, any(visitor_id) AS visitor,
-          argMinMerge(entry_page) AS d_entry_page, argMaxMerge(exit_page) AS d_exit_page,
-          argMinMerge(entry_page) AS d_page, argMinMerge(source_name) AS d_source,
-          argMinMerge(utm_source) AS d_utm_source, argMinMerge(utm_medium) AS d_utm_medium, argMinMerge(utm_campaign) AS d_utm_campaign,
-          any(country_code) AS d_country, any(browser) AS d_browser, any(device_type) AS d_device, any(os) AS d_os
+        SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it
+          ${bySessions ? ', sum(events) AS ev, any(visitor_id) AS visitor' : ''}${dimensionColumn ? `, ${dimensionColumn}` : ''}
         FROM sessions
-        WHERE website_id = {w:UUID} AND session_id IN (
-          SELECT session_id FROM sessions
-          WHERE website_id = {w:UUID} AND start_ts >= {start:DateTime64(3, 'UTC')} AND start_ts < {end:DateTime64(3, 'UTC')})${sessionFilterSql(q.filters, params)}
+        WHERE website_id = {w:UUID}
+          AND start_ts >= {start:DateTime64(3, 'UTC')} - INTERVAL 1 DAY AND start_ts < {end:DateTime64(3, 'UTC')} + INTERVAL 1 DAY${sessionFilterSql(q.filters, params)}
         GROUP BY session_id
         HAVING s >= {start:DateTime64(3, 'UTC')} AND s < {end:DateTime64(3, 'UTC')} AND pv > 0
       )
