@@ -171,6 +171,23 @@ describe('v2', () => {
     expect((await get2(`aggregate?${q({ period: 'day', metrics: 'visitors', compare: 'last_year' })}`)).body.error.code).toBe('VALIDATION_ERROR');
   });
 
+  it('timeseries under a filter computes session metrics per local hour', async () => {
+    const res = await get2(`timeseries?${q({ period: 'day', date: '2026-03-29', metrics: 'visitors,bounce_rate', interval: 'hour', filters: JSON.stringify([['is', 'country', ['US']]]) })}`);
+    expect(res.body.data.results).toHaveLength(23);
+    expect(res.body.data.results.filter((r: { visitors: number }) => r.visitors > 0)).toEqual([
+      { date: '2026-03-29 01:00:00', visitors: 1, bounce_rate: 100 },
+      { date: '2026-03-29 03:00:00', visitors: 1, bounce_rate: 0 },
+    ]);
+  });
+
+  it('paginates a breakdown to its last page', async () => {
+    const p2 = await get2(`breakdown?${q({ period: 'day', date: '2026-03-29', metrics: 'visitors', property: 'visit:country', limit: '1', page: '2' })}`);
+    expect(p2.body.data.results).toEqual([{ country: 'US', visitors: 1 }]);
+    expect(p2.body.data.meta.pagination).toEqual({ page: 2, limit: 1, total: 2, has_more: false });
+    const p3 = await get2(`breakdown?${q({ period: 'day', date: '2026-03-29', metrics: 'visitors', property: 'visit:country', limit: '1', page: '3' })}`);
+    expect(p3.body.data.results).toEqual([]);
+  });
+
   it('breaks down by entry and exit page over whole sessions', async () => {
     const entry = await get2(`breakdown?${q({ period: 'day', date: '2026-03-29', metrics: 'visitors,pageviews,bounce_rate', property: 'visit:entry_page' })}`);
     expect(entry.body.data.results).toEqual([
