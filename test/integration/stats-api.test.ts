@@ -1,8 +1,7 @@
-// Stats API v1 over HTTP, on the DST fixture of stats-query.test.ts (Europe/Berlin, 29 March 2026).
+// The Stats API over HTTP, on the DST fixture of test/helpers/statsFixture.ts (Europe/Berlin, 29 March 2026).
 import { randomUUID } from 'node:crypto';
-import { insertEventsText } from '../../lib/ingest/chWriter';
-import { chTime, packEvents, type EventRow } from '../../lib/ingest/rows';
 import { createTestContext, type TestContext } from '../helpers/context';
+import { insertDstFixture } from '../helpers/statsFixture';
 import { client } from '../helpers/http';
 import { createApiKey, createWebsite, registerUser } from '../helpers/accounts';
 
@@ -11,19 +10,6 @@ let call: ReturnType<typeof client>;
 let key: string;
 let siteId: string;
 
-function row(site: string, over: Partial<EventRow> & { ts: string }): EventRow {
-  const at = Date.parse(over.ts);
-  return {
-    website_id: site, event_id: randomUUID(), type: 'pageview', name: '', source: 'server', received_at: chTime(at),
-    session_id: '', visitor_id: '', url: '', hostname: 'shop.example.com', pathname: '/', referrer: '', referrer_domain: '',
-    source_name: 'Direct / None', utm_source: '', utm_medium: '', utm_campaign: '', utm_content: '', utm_term: '',
-    device_type: 'desktop', browser: '', browser_version: '', os: 'Linux', os_version: '', country_code: '', region: '', city: '',
-    screen_width: 0, screen_height: 0, language: '', ip_hash: 'unknown', engagement_ms: 0, scroll_depth: 0, revenue: 0,
-    currency: '', props: '{}', idempotency_key: '', api_key_id: '', expire_at: '2030-01-01 00:00:00',
-    ...over,
-    ts: chTime(at),
-  };
-}
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -32,20 +18,7 @@ beforeAll(async () => {
   const res = await call('POST', '/api/websites', { token: user.token, body: { domain: 'shop.example.com', name: 'Shop', timezone: 'Europe/Berlin' } });
   siteId = res.body.data.website.id;
   key = (await createApiKey(ctx, user)).key;
-  const A = { visitor_id: 'A', country_code: 'DE', browser: 'Chrome' };
-  const B = { visitor_id: 'B', country_code: 'US', browser: 'Firefox' };
-  const C = { visitor_id: 'C', country_code: 'DE', browser: 'Chrome' };
-  const rows = [
-    row(siteId, { ...A, session_id: 'A1', pathname: '/a', ts: '2026-03-28T22:30:00Z' }),
-    row(siteId, { ...A, session_id: 'A1', pathname: '/b', ts: '2026-03-28T22:40:00Z' }),
-    row(siteId, { ...B, session_id: 'B1', pathname: '/a', ts: '2026-03-29T00:30:00Z' }),
-    row(siteId, { ...B, session_id: 'B2', pathname: '/c', ts: '2026-03-29T01:10:00Z' }),
-    row(siteId, { ...B, session_id: 'B2', type: 'event', name: 'Signup', pathname: '', source_name: '', ts: '2026-03-29T01:12:00Z' }),
-    row(siteId, { ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T21:50:00Z' }),
-    row(siteId, { ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T22:20:00Z' }),
-  ];
-  const packed = packEvents(rows);
-  await insertEventsText(ctx.clickhouse, packed.eventsText, packed.eventIds);
+  await insertDstFixture(ctx.clickhouse, siteId);
 });
 afterAll(() => ctx.close());
 

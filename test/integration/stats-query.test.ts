@@ -1,52 +1,20 @@
-// The stats query model over a hand-made fixture in Europe/Berlin around the spring-forward change of
-// 29 March 2026 (02:00 CET → 03:00 CEST). Expected values are worked out in the comments.
+// The stats query model over the DST fixture of test/helpers/statsFixture.ts; expected values are worked
+// out in the comments.
 import { randomUUID } from 'node:crypto';
-import { insertEventsText } from '../../lib/ingest/chWriter';
-import { chTime, packEvents, type EventRow } from '../../lib/ingest/rows';
 import { resolvePeriod, type ResolvedPeriod } from '../../lib/stats/period';
 import { runStats, type StatsQuery } from '../../lib/stats/query';
 import { parseDate } from '../../lib/stats/time';
 import { createTestContext, type TestContext } from '../helpers/context';
+import { insertDstFixture } from '../helpers/statsFixture';
 
 const TZ = 'Europe/Berlin';
 const SITE = randomUUID();
 let ctx: TestContext;
 
-function row(over: Partial<EventRow> & { ts: string }): EventRow {
-  const at = Date.parse(over.ts);
-  return {
-    website_id: SITE, event_id: randomUUID(), type: 'pageview', name: '', source: 'server', received_at: chTime(at),
-    session_id: '', visitor_id: '', url: '', hostname: 'shop.example.com', pathname: '/', referrer: '', referrer_domain: '',
-    source_name: 'Direct / None', utm_source: '', utm_medium: '', utm_campaign: '', utm_content: '', utm_term: '',
-    device_type: 'desktop', browser: '', browser_version: '', os: 'Linux', os_version: '', country_code: '', region: '', city: '',
-    screen_width: 0, screen_height: 0, language: '', ip_hash: 'unknown', engagement_ms: 0, scroll_depth: 0, revenue: 0,
-    currency: '', props: '{}', idempotency_key: '', api_key_id: '', expire_at: '2030-01-01 00:00:00',
-    ...over,
-    ts: chTime(at),
-  };
-}
-
-const A = { visitor_id: 'A', country_code: 'DE', browser: 'Chrome' };
-const B = { visitor_id: 'B', country_code: 'US', browser: 'Firefox' };
-const C = { visitor_id: 'C', country_code: 'DE', browser: 'Chrome' };
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  const rows = [
-    // A1: 23:30 and 23:40 CET on 28 March — the day before the period.
-    row({ ...A, session_id: 'A1', pathname: '/a', ts: '2026-03-28T22:30:00Z' }),
-    row({ ...A, session_id: 'A1', pathname: '/b', ts: '2026-03-28T22:40:00Z' }),
-    // B1: one pageview at 01:30 CET, nothing else: a bounce of 0 s.
-    row({ ...B, session_id: 'B1', pathname: '/a', ts: '2026-03-29T00:30:00Z' }),
-    // B2: 03:10 CEST pageview, a custom event 2 minutes later: 120 s, not a bounce.
-    row({ ...B, session_id: 'B2', pathname: '/c', ts: '2026-03-29T01:10:00Z' }),
-    row({ ...B, session_id: 'B2', type: 'event', name: 'Signup', pathname: '', source_name: '', ts: '2026-03-29T01:12:00Z' }),
-    // C1: 23:50 CEST on the 29th, second pageview at 00:20 on the 30th: belongs to the 29th, lasts 1,800 s.
-    row({ ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T21:50:00Z' }),
-    row({ ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T22:20:00Z' }),
-  ];
-  const packed = packEvents(rows);
-  await insertEventsText(ctx.clickhouse, packed.eventsText, packed.eventIds);
+  await insertDstFixture(ctx.clickhouse, SITE);
 });
 afterAll(() => ctx.close());
 

@@ -1,6 +1,6 @@
 import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
-import { createApiKey, createWebsite, registerUser, type TestUser } from '../helpers/accounts';
+import { createWebsite, registerUser, type TestUser } from '../helpers/accounts';
 import { setTeamPlan } from '../../lib/accounts/teams';
 
 let ctx: TestContext;
