@@ -11,20 +11,17 @@
 //      event is counted by ClickHouse (end-to-end rate);
 //   3. a fixed 10,000 events/s with freshness probes: how long an accepted event takes to become queryable.
 // Prints a table with the issue's targets and PASS/MISS, peak RSS and CPU per role; cleans everything up.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import { createClickHouse, type ClickHouseClient } from '../lib/clickhouse/client';
 import { formatSummary, summarizeProfile } from './cpuprofile-summary';
 import { percentile, type LoadResult } from './ingest-load';
-import { api, cleanup, DIST, freePort, log, runCli, sleep, until } from './service';
+import { DIST, log, sleep, startService, type Service } from './service';
 
-const PG_BASE = 'postgres://postgres@127.0.0.1:5432';
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const ROLES = ['store', 'web', 'worker', 'clock'] as const;
 type Role = (typeof ROLES)[number] | 'supervisor' | 'redis';
 
@@ -260,93 +257,26 @@ function flags(): Flags {
 
 async function main(): Promise<number> {
   const f = flags();
-  const id = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const dbName = `tidemark_bench_${id}`;
-  const prefix = `tmbench_${id}`;
-  const chDatabase = `bench_${id}`;
-  const dataDir = path.join(os.tmpdir(), `tidemark-bench-${id}`);
-  const profDir = path.join(os.tmpdir(), `tidemark-bench-prof-${id}`);
-  const logFile = path.join(os.tmpdir(), `tidemark-bench-${id}.log`);
-  const port = await freePort();
-  let storePort = await freePort();
-  while (storePort === port) storePort = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? os.tmpdir(),
-    PORT: String(port),
-    STORE_PORT: String(storePort),
-    DATABASE_URL: `${PG_BASE}/${dbName}`,
-    REDIS_URL,
-    REDIS_PREFIX: prefix,
-    CLICKHOUSE_DATABASE: chDatabase,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-  };
-  const serviceEnv: NodeJS.ProcessEnv = { ...env };
+  const profDir = path.join(os.tmpdir(), `tidemark-bench-prof-${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`);
+  const extraEnv: NodeJS.ProcessEnv = {};
   if (f.cpuProf) {
     fs.mkdirSync(profDir, { recursive: true });
     // Node refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the profiler instead.
-    serviceEnv.NODE_OPTIONS = `--require ${path.join(DIST, 'bench', 'cpu-profile-preload.js')}`;
-    serviceEnv.BENCH_CPU_PROF_DIR = profDir;
+    extraEnv.NODE_OPTIONS = `--require ${path.join(DIST, 'bench', 'cpu-profile-preload.js')}`;
+    extraEnv.BENCH_CPU_PROF_DIR = profDir;
   }
-  fs.mkdirSync(dataDir, { recursive: true });
-
-  log(`database ${dbName}, prefix ${prefix}, ClickHouse database ${chDatabase}, data ${dataDir}, port ${port}, store ${storePort}`);
-  log(`service log: ${logFile}`);
-  const logStream = fs.createWriteStream(logFile);
-  let supervisor: ChildProcess | undefined;
-  let clickhouse: ClickHouseClient | undefined;
-  let supervisorExit: Promise<number | null> = Promise.resolve(null);
-  const rolePids = new Map<number, Role>();
+  let service: Service | undefined;
   interrupted = async () => {
     log('interrupted: stopping the service and cleaning up');
-    if (supervisor && supervisor.exitCode === null) {
-      supervisor.kill('SIGTERM');
-      await Promise.race([supervisorExit, sleep(20_000)]);
-      if (supervisor.exitCode === null && supervisor.signalCode === null) supervisor.kill('SIGKILL');
-    }
-    if (!f.keep) await cleanup(dbName, prefix, dataDir).catch((err: Error) => log(`cleanup failed: ${err.message}`));
+    await service?.stop(f.keep).catch((err: Error) => log(`cleanup failed: ${err.message}`));
   };
-  const report: Record<string, unknown> = { id, startedAt: new Date().toISOString(), flags: f, cores: os.cpus().length };
+  service = await startService({ name: 'bench', extraEnv });
+  const { base, key, website, clickhouse } = service;
+  const rolePids = new Map<number, Role>();
+  const report: Record<string, unknown> = { id: service.id, startedAt: new Date().toISOString(), flags: f, cores: os.cpus().length };
 
   try {
-    supervisor = spawn(process.execPath, [path.join(DIST, 'lib', 'process', 'supervisor.js')], {
-      env: serviceEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    supervisor.stdout!.pipe(logStream, { end: false });
-    supervisor.stderr!.pipe(logStream, { end: false });
-    const sup = supervisor;
-    supervisorExit = new Promise((resolve) => sup.on('exit', (c) => resolve(c)));
-
-    const readyStarted = Date.now();
-    await until('GET /readyz = 200', 180_000, 250, async () => {
-      if (sup.exitCode !== null) return 'exited';
-      const r = await fetch(`${base}/readyz`);
-      return r.status === 200 ? 'ready' : undefined;
-    }).then((state) => {
-      if (state === 'exited') throw new Error(`the service exited during start-up; see ${logFile}`);
-    });
-    log(`service ready in ${((Date.now() - readyStarted) / 1000).toFixed(1)} s`);
-    clickhouse = createClickHouse({ url: `http://127.0.0.1:${storePort}`, database: chDatabase });
-
-    // --- account, plan, limits, website, key ---
-    const email = `bench-${id}@example.com`;
-    const reg = await api(base, 'POST', '/api/auth/register', { email, password: `bench password ${id}` });
-    if (reg.status !== 201) throw new Error(`register: ${reg.status} ${JSON.stringify(reg.json)}`);
-    const token: string = reg.json.data.token;
-    const teamId: string = reg.json.data.team.id;
-    log(await runCli(env, ['admin', 'plan', '--team', teamId, '--plan', 'enterprise']));
-    log(await runCli(env, ['admin', 'limits', '--team', teamId, '--rpm', 'unlimited', '--monthly', 'unlimited']));
-    const site = await api(base, 'POST', '/api/websites', { domain: 'shop.example.com', name: 'Bench shop' }, token);
-    if (site.status !== 201) throw new Error(`create website: ${site.status} ${JSON.stringify(site.json)}`);
-    const website: { id: string; tracking_code: string } = site.json.data.website;
-    const keyRes = await api(base, 'POST', `/api/teams/${teamId}/api-keys`, { name: 'bench', permission: 'full_access' }, token);
-    if (keyRes.status !== 201) throw new Error(`create key: ${keyRes.status} ${JSON.stringify(keyRes.json)}`);
-    const key: string = keyRes.json.data.key;
-
-    const procs = serviceProcesses(sup.pid!);
+    const procs = serviceProcesses(service.supervisorPid);
     for (const [role, pid] of procs) rolePids.set(pid, role);
     log(`processes: ${[...procs].map(([r, p]) => `${r}=${p}`).join(' ')}`);
 
@@ -482,7 +412,7 @@ async function main(): Promise<number> {
     log(`steady: ${fmtInt(steady.acceptedPerSecond)}/s accepted, freshness p50 ${fmtMs(fresh.p50)} p99 ${fmtMs(fresh.p99)} (${fresh.seen}/${fresh.probes} probes)`);
 
     // --- memory ---
-    const finalProcs = serviceProcesses(sup.pid!);
+    const finalProcs = serviceProcesses(service.supervisorPid);
     for (const [role, pid] of finalProcs) rolePids.set(pid, role);
     const rss: Record<string, { peakMb: number; nowMb: number; pid: number }> = {};
     for (const [role, pid] of finalProcs) {
@@ -571,26 +501,7 @@ async function main(): Promise<number> {
     process.stdout.write(out.join('\n'));
     return 0;
   } finally {
-    // --- clean up ---
-    await clickhouse?.close().catch(() => undefined);
-    if (supervisor && supervisor.exitCode === null && supervisor.signalCode === null) {
-      log('stopping the service (SIGTERM)');
-      const known = [...rolePids.keys()].filter((pid) => pid !== supervisor!.pid);
-      supervisor.kill('SIGTERM');
-      const exited = await Promise.race([supervisorExit.then(() => true), sleep(20_000).then(() => false)]);
-      if (!exited) {
-        log('service did not stop within 20 s; SIGKILL');
-        supervisor.kill('SIGKILL');
-        for (const pid of known) {
-          try {
-            process.kill(pid, 'SIGKILL');
-          } catch {
-            // already gone
-          }
-        }
-      }
-    }
-    logStream.end();
+    await service.stopProcesses();
     if (f.cpuProf) {
       await sleep(500);
       const files = fs.existsSync(profDir) ? fs.readdirSync(profDir).filter((x) => x.endsWith('.cpuprofile')) : [];
@@ -608,11 +519,7 @@ async function main(): Promise<number> {
       process.stdout.write(`\nCPU profiles in ${profDir}\n\n${summaries.join('\n\n')}\n`);
     }
     if (f.json) fs.writeFileSync(f.json, JSON.stringify(report, null, 2));
-    if (f.keep) {
-      log(`kept: database ${dbName}, Redis ${prefix}:*, data ${dataDir}`);
-    } else {
-      await cleanup(dbName, prefix, dataDir).catch((err: Error) => log(`cleanup failed: ${err.message}`));
-    }
+    if (!f.keep) await service.cleanup().catch((err: Error) => log(`cleanup failed: ${err.message}`));
   }
 }
 

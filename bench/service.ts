@@ -90,17 +90,23 @@ export async function cleanup(dbName: string, prefix: string, dataDir: string): 
 }
 
 export interface Service {
+  id: string;
   base: string;
   env: NodeJS.ProcessEnv;
   clickhouse: ClickHouseClient;
   website: { id: string; tracking_code: string };
   key: string;
   supervisorPid: number;
+  /** SIGTERM, then SIGKILL after 20 s (roles follow the supervisor through their IPC channel). */
+  stopProcesses(): Promise<void>;
+  /** Drops the run's database, Redis keys and data directory. */
+  cleanup(): Promise<void>;
+  /** stopProcesses, then cleanup unless `keep`. */
   stop(keep?: boolean): Promise<void>;
 }
 
-/** Starts the service for a benchmark; `timezone` is the website's. */
-export async function startService(opts: { name: string; timezone?: string }): Promise<Service> {
+/** Starts the service for a benchmark; `timezone` is the website's, `extraEnv` goes to the service only. */
+export async function startService(opts: { name: string; timezone?: string; extraEnv?: NodeJS.ProcessEnv }): Promise<Service> {
   const id = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const dbName = `tidemark_${opts.name}_${id}`;
   const prefix = `tm${opts.name}_${id}`;
@@ -127,19 +133,31 @@ export async function startService(opts: { name: string; timezone?: string }): P
   log(`database ${dbName}, ClickHouse database ${chDatabase}, port ${port}, store ${storePort}; log ${logFile}`);
   const logStream = fs.createWriteStream(logFile);
   const supervisor: ChildProcess = spawn(process.execPath, [path.join(DIST, 'lib', 'process', 'supervisor.js')], {
-    env,
+    env: { ...env, ...opts.extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   supervisor.stdout!.pipe(logStream, { end: false });
   supervisor.stderr!.pipe(logStream, { end: false });
   const exited = new Promise<void>((resolve) => supervisor.on('exit', () => resolve()));
-  const stop = async (keep = false) => {
+  const clickhouse = createClickHouse({ url: `http://127.0.0.1:${storePort}`, database: chDatabase }, { requestTimeoutMs: 1_800_000 });
+  const stopProcesses = async () => {
+    await clickhouse.close().catch(() => undefined);
     if (supervisor.exitCode === null && supervisor.signalCode === null) {
+      log('stopping the service (SIGTERM)');
       supervisor.kill('SIGTERM');
       await Promise.race([exited, sleep(20_000)]);
-      if (supervisor.exitCode === null && supervisor.signalCode === null) supervisor.kill('SIGKILL');
+      if (supervisor.exitCode === null && supervisor.signalCode === null) {
+        log('service did not stop within 20 s; SIGKILL');
+        supervisor.kill('SIGKILL');
+      }
     }
-    if (!keep) await cleanup(dbName, prefix, dataDir);
+    logStream.end();
+  };
+  const cleanupRun = () => cleanup(dbName, prefix, dataDir);
+  const stop = async (keep = false) => {
+    await stopProcesses();
+    if (keep) log(`kept: database ${dbName}, Redis ${prefix}:*, data ${dataDir}`);
+    else await cleanupRun();
   };
   try {
     await until('GET /readyz = 200', 180_000, 250, async () => {
@@ -157,12 +175,15 @@ export async function startService(opts: { name: string; timezone?: string }): P
     const keyRes = await api(base, 'POST', `/api/teams/${teamId}/api-keys`, { name: 'bench', permission: 'full_access' }, token);
     if (keyRes.status !== 201) throw new Error(`create key: ${keyRes.status} ${JSON.stringify(keyRes.json)}`);
     return {
+      id,
       base,
       env,
-      clickhouse: createClickHouse({ url: `http://127.0.0.1:${storePort}`, database: chDatabase }, { requestTimeoutMs: 1_800_000 }),
+      clickhouse,
       website: site.json.data.website,
       key: keyRes.json.data.key,
       supervisorPid: supervisor.pid!,
+      stopProcesses,
+      cleanup: cleanupRun,
       stop,
     };
   } catch (err) {
