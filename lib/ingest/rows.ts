@@ -83,14 +83,20 @@ export const paymentRecordSchema = z.object({
 });
 export type PaymentRecord = z.infer<typeof paymentRecordSchema>;
 
-/** A heatmap click (browser `click` events); the same event is also a row of `events`. */
-export const interactionRowSchema = z.object({
+/** Columns every browser-only table shares. */
+const browserRowBase = {
   website_id: z.uuid(),
-  event_id: z.uuid(),
   ts: text,
   session_id: text,
   visitor_id: text,
   pathname: text,
+  expire_at: text,
+};
+
+/** A heatmap click (browser `click` events); the same event is also a row of `events`. */
+export const interactionRowSchema = z.object({
+  ...browserRowBase,
+  event_id: z.uuid(),
   x: z.number().int().min(0),
   y: z.number().int().min(0),
   viewport_width: u16,
@@ -98,18 +104,13 @@ export const interactionRowSchema = z.object({
   page_height: z.number().int().min(0),
   selector: text,
   device_type: text,
-  expire_at: text,
 });
 export type InteractionRow = z.infer<typeof interactionRowSchema>;
 
 /** A JavaScript error occurrence (browser `error` events). */
 export const errorRowSchema = z.object({
-  website_id: z.uuid(),
+  ...browserRowBase,
   event_id: z.uuid(),
-  ts: text,
-  session_id: text,
-  visitor_id: text,
-  pathname: text,
   fingerprint: text,
   error_type: text,
   message: text,
@@ -117,20 +118,14 @@ export const errorRowSchema = z.object({
   browser: text,
   os: text,
   device_type: text,
-  expire_at: text,
 });
 export type ErrorRow = z.infer<typeof errorRowSchema>;
 
 /** One chunk of a session recording (rrweb events as JSON text). */
 export const replayRowSchema = z.object({
-  website_id: z.uuid(),
-  session_id: text,
+  ...browserRowBase,
   seq: z.number().int().min(0),
-  ts: text,
-  visitor_id: text,
-  pathname: text,
   data: text,
-  expire_at: text,
 });
 export type ReplayRow = z.infer<typeof replayRowSchema>;
 

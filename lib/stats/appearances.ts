@@ -5,6 +5,7 @@
 // [from, to) on the event's `ts` (payments: `occurred_at`, which is the purchase event's ts).
 // visitors = uniq(visitor_id) over non-empty ids (DESIGN §3: exact below 65,536 distinct, ~2 % above);
 // `event` and `purchase` events may come without a visitorId and are not a visitor.
+import { paymentRecordSchema } from '../ingest/rows';
 import { z } from 'zod';
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../clickhouse/client';
@@ -43,17 +44,18 @@ export const identifiedUserSchema = z.object({
   last_seen_at: z.string(),
 });
 export const identifiedUsersPageSchema = z.object({ users: z.array(identifiedUserSchema), total: count });
-export const visitorPaymentSchema = z.object({
-  event_id: z.string(),
-  session_id: z.string().nullable(),
-  amount: z.number(),
-  currency: z.string(),
-  payment_provider: z.string(),
-  status: z.string(),
-  provider_event_id: z.string().nullable(),
-  customer_email: z.string().nullable(),
-  plan_name: z.string().nullable(),
-  occurred_at: z.string(),
+/** A visitor's payment as the profile shows it: the stored record without the keys the profile already names. */
+export const visitorPaymentSchema = paymentRecordSchema.pick({
+  event_id: true,
+  session_id: true,
+  amount: true,
+  currency: true,
+  payment_provider: true,
+  status: true,
+  provider_event_id: true,
+  customer_email: true,
+  plan_name: true,
+  occurred_at: true,
 });
 export const timelineEventSchema = z.object({
   event_id: z.string(),
