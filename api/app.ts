@@ -10,6 +10,8 @@ import { registerQueueMetrics } from '../lib/queue/metrics';
 import { authRoutes } from './routes/auth';
 import { statsRoutes } from './routes/external/stats';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
+import { externalReadRoutes } from './routes/external/read';
+import { openApiDocument } from '../lib/external/openapi';
 import { SiteConfigCache } from '../lib/ingest/siteCache';
 import { browserIngestRoutes } from './routes/browserIngest';
 import { healthRoutes } from './routes/health';
@@ -40,12 +42,18 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/users', userRoutes(deps));
   app.use('/api/websites', websiteRoutes(deps, sites));
   app.use('/api/teams', teamRoutes(deps));
+  // The OpenAPI document is public and edge-cacheable (spec: 5 minutes).
+  app.get('/api/external/v1/openapi.json', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.json(openApiDocument(deps.config.PUBLIC_URL));
+  });
   app.use(
     '/api/external/v1',
     requireApiKey(deps.pool),
     perMinuteLimit(deps.redis, deps.config.REDIS_PREFIX, 'external'),
     monthlyQuota(deps.redis, deps.config.REDIS_PREFIX, 1),
     externalWebsiteWriteRoutes(deps),
+    externalReadRoutes(deps),
     statsRoutes(deps, 'v1'),
   );
   app.use(

@@ -5,55 +5,14 @@
 //   npx tsc -p tsconfig.json && node dist/bench/stats.js [--events 10000000] [--runs 30] [--keep]
 //
 // Starts the whole service on fresh resources, fills one website with generated events through the bulk
-// path (one INSERT … SELECT in ClickHouse writing the same columns the ingest writer does; the sessions
-// view fills as it would), then times each endpoint over HTTP, one request at a time.
+// path (bench/generate.ts: one INSERT … SELECT in ClickHouse writing the same columns the ingest writer does;
+// the sessions view fills as it would), then times each endpoint over HTTP, one request at a time.
 import { parseArgs } from 'node:util';
+import { generate } from './generate';
 import { percentile } from './ingest-load';
 import { log, startService, type Service } from './service';
 
 const TARGETS = { aggregate: 100, timeseries: 150, breakdown: 250, p99: 500 };
-
-const COUNTRIES = ['US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP', 'CA', 'NL', 'ES', 'IT', 'PL'];
-const SOURCES = ['Google', 'Direct / None', 'Direct / None', 'Twitter', 'newsletter', 'Bing', 'Facebook', 'Hacker News'];
-const BROWSERS = ['Chrome', 'Chrome', 'Safari', 'Firefox', 'Edge'];
-const DEVICES = ['desktop', 'desktop', 'mobile', 'mobile', 'tablet'];
-const OSES = ['Windows', 'macOS', 'iOS', 'Android', 'Linux'];
-
-/** Generates about `events` events over the 90 days before now: sessions of 1 to 5 events, 4 of 5 pageviews. */
-async function generate(service: Service, events: number): Promise<number> {
-  // 1/3 of sessions bounce (1 event), the rest have 5 (4 pageviews, 1 custom event): 11/3 events per session.
-  const sessions = Math.ceil((events * 3) / 11);
-  const lit = (xs: string[]) => `[${xs.map((x) => `'${x.replace(/'/g, "\\'")}'`).join(',')}]`;
-  const start = Date.now() - 90 * 86_400_000;
-  await service.clickhouse.command({
-    query: `INSERT INTO events (website_id, event_id, type, name, source, ts, received_at, session_id, visitor_id, url,
-        hostname, pathname, referrer_domain, source_name, utm_source, device_type, browser, os, country_code,
-        ip_hash, expire_at)
-      SELECT {w:UUID}, generateUUIDv4(), type, if(type = 'event', 'Signup', ''), 'server', t, t, toString(s),
-        toString(cityHash64(s, 7) % {visitors:UInt64}), concat('https://shop.example.com', path), 'shop.example.com', path,
-        '', src, if(src = 'newsletter', 'newsletter', ''), dev, br, os_, country, 'unknown', toDateTime('2035-01-01 00:00:00')
-      FROM (
-        SELECT intDiv(number, 5) AS s, number % 5 AS pos,
-          cityHash64(s) % 3 = 0 AS bounce,
-          if(pos = 4, 'event', 'pageview') AS type,
-          fromUnixTimestamp64Milli(toInt64({start:Int64} + (cityHash64(s, 1) % (90 * 86400)) * 1000 + pos * 40000), 'UTC') AS t,
-          concat('/p/', toString(if(pos = 0, cityHash64(s, 2) % 40, cityHash64(number, 3) % 500))) AS path,
-          arrayElement(${lit(SOURCES)}, cityHash64(s, 4) % ${SOURCES.length} + 1) AS src,
-          arrayElement(${lit(DEVICES)}, cityHash64(s, 5) % ${DEVICES.length} + 1) AS dev,
-          arrayElement(${lit(BROWSERS)}, cityHash64(s, 6) % ${BROWSERS.length} + 1) AS br,
-          arrayElement(${lit(OSES)}, cityHash64(s, 8) % ${OSES.length} + 1) AS os_,
-          arrayElement(${lit(COUNTRIES)}, cityHash64(s, 9) % ${COUNTRIES.length} + 1) AS country
-        FROM numbers({n:UInt64})
-        WHERE NOT (bounce AND pos > 0)
-      )`,
-    query_params: { w: service.website.id, visitors: Math.round(sessions / 2.5), start, n: sessions * 5 },
-    clickhouse_settings: { max_partitions_per_insert_block: '1000', max_insert_threads: '2' },
-  });
-  const [row] = await (
-    await service.clickhouse.query({ query: 'SELECT count() AS n FROM events WHERE website_id = {w:UUID}', query_params: { w: service.website.id }, format: 'JSONEachRow' })
-  ).json<{ n: string }>();
-  return Number(row.n);
-}
 
 async function time(service: Service, path: string, runs: number): Promise<{ p50: number; p99: number; status: number }> {
   const url = `${service.base}${path}`;

@@ -53,7 +53,7 @@ export function monthlyQuota(redis: Redis, prefix: string, credits: number): Req
     const limit = effectiveLimits(key.plan, key.limitOverrides).requestsPerMonth;
     let state;
     try {
-      state = await usage.charge(key.teamId, credits, limit);
+      state = await usage.charge(key.teamId, credits, limit, key.keyId);
     } catch {
       throw serviceUnavailable();
     }
@@ -68,7 +68,7 @@ export function monthlyQuota(redis: Redis, prefix: string, credits: number): Req
       });
     }
     res.on('finish', () => {
-      if (res.statusCode >= 400) usage.refund(key.teamId, credits).catch(() => undefined);
+      if (res.statusCode >= 400) usage.refund(key.teamId, credits, key.keyId).catch(() => undefined);
     });
     next();
   };

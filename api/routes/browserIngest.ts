@@ -10,6 +10,7 @@ import { DailySalts } from '../../lib/ingest/salt';
 import type { SiteConfigCache } from '../../lib/ingest/siteCache';
 import { notFound, badRequest } from '../../lib/errors';
 import { ingestEnqueuer } from '../../lib/queue/ingest';
+import { presenceSink } from '../../lib/realtime/presence';
 import type { AppDeps } from '../deps';
 import { openCors } from '../middleware/cors';
 import { sendData } from '../middleware/envelope';
@@ -33,6 +34,7 @@ export function browserIngestRoutes(deps: AppDeps, sites: SiteConfigCache): Rout
     redisPrefix: deps.config.REDIS_PREFIX,
     enrichers: deps.enrichers,
     enqueue: ingestEnqueuer(deps.ingestQueue),
+    presence: presenceSink(deps.redis, deps.config.REDIS_PREFIX, deps.logger),
   };
   const router = Router();
   const cors = openCors();

@@ -7,6 +7,7 @@ import { ingestServerBatch, type IngestDeps } from '../../lib/ingest/pipeline';
 import { DailySalts } from '../../lib/ingest/salt';
 import { ingestBatchSchema, MAX_BODY_BYTES } from '../../lib/ingest/schemas';
 import { ingestEnqueuer } from '../../lib/queue/ingest';
+import { presenceSink } from '../../lib/realtime/presence';
 import type { AppDeps } from '../deps';
 import { apiKey, requireApiKey } from '../middleware/auth';
 import { monthlyQuota, perMinuteLimit } from '../middleware/rateLimits';
@@ -22,6 +23,7 @@ export function ingestRoutes(deps: AppDeps): Router {
     enqueue: ingestEnqueuer(deps.ingestQueue),
     enrichers: deps.enrichers,
     logger: deps.logger,
+    presence: presenceSink(deps.redis, config.REDIS_PREFIX, deps.logger),
   };
   const router = Router();
   router.post(

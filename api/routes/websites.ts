@@ -19,6 +19,7 @@ import { requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
 import { parseBody, pathUuid } from '../middleware/validate';
 import type { SiteConfigCache } from '../../lib/ingest/siteCache';
+import { errorGroupRoutes } from './errorGroups';
 import { exclusionRoutes } from './exclusions';
 import { goalRoutes } from './goals';
 import { teamMemberRoutes } from './teamMembers';
@@ -65,6 +66,7 @@ export function websiteRoutes(deps: AppDeps, sites: SiteConfigCache): Router {
   });
 
   router.use('/:websiteId/goals', goalRoutes(deps));
+  router.use('/:websiteId/errors', errorGroupRoutes(deps));
   router.use('/:websiteId', exclusionRoutes(deps, sites));
   router.use('/:websiteId/team-members', teamMemberRoutes(deps));
   return router;

@@ -2,7 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from '../db/pool';
-import { isUniqueViolation, notFound } from '../errors';
+import { forbidden, isUniqueViolation, notFound } from '../errors';
+import type { WebsiteDetail, WebsiteSummary } from '../external/schemas';
+import type { ApiKeyPrincipal } from './apiKeys';
 import type { Role } from '../plans';
 import type { CreateWebsiteBody, UpdateGeneralBody } from './schemas';
 import { activeRole, lockTeam, planLimitReached, planLimits, countWebsites, requireRole } from './teams';
@@ -37,7 +39,7 @@ const COLUMNS = `id, team_id, user_id, domain, name, tracking_code, is_active, t
   public_dashboard, allowed_domains, verification_status, settings, created_at, updated_at`;
 
 /** The list view of the spec's Website resource. */
-export function websiteSummary(w: WebsiteRow) {
+export function websiteSummary(w: WebsiteRow): WebsiteSummary {
   return {
     id: w.id,
     domain: w.domain,
@@ -50,7 +52,7 @@ export function websiteSummary(w: WebsiteRow) {
 }
 
 /** The detail view: the summary plus creator and settings. */
-export function websiteDetail(w: WebsiteRow) {
+export function websiteDetail(w: WebsiteRow): WebsiteDetail {
   return {
     ...websiteSummary(w),
     user_id: w.user_id,
@@ -124,6 +126,17 @@ export async function listWebsitesForTeam(pool: Pool, teamId: string, onlyWebsit
     [teamId, onlyWebsiteId ?? null],
   );
   return rows;
+}
+
+/**
+ * The website an API key asks about: 404 when it does not exist or is another team's (no existence leak),
+ * 403 FORBIDDEN when a site_access key names another website of its own team.
+ */
+export async function websiteForApiKey(pool: Pool, key: ApiKeyPrincipal, websiteId: string): Promise<WebsiteRow> {
+  const website = await getWebsite(pool, websiteId);
+  if (!website || website.team_id !== key.teamId) throw notFound('Website not found');
+  if (key.permission === 'site_access' && key.websiteId !== website.id) throw forbidden('This API key is bound to another website');
+  return website;
 }
 
 /** The website and the caller's role in its team: 404 when the caller is not a member, 403 below `minimum`. */

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import { isbot } from 'isbot';
 import { forbidden, HttpError, notFound, orUnavailable } from '../errors';
 import { PLANS } from '../plans';
+import type { PresenceSink } from '../realtime/presence';
 import { redisKey } from '../redis';
 import type { BrowserEvent, IgnoreReason } from './browserSchemas';
 import { hashIp } from './enrich';
@@ -26,6 +27,8 @@ export interface BrowserDeps {
   redisPrefix: string;
   enrichers: Enrichers;
   enqueue: (jobId: string, job: IngestJob) => Promise<void>;
+  /** Realtime presence; called after a successful enqueue and must never throw or block. */
+  presence?: PresenceSink;
 }
 
 export interface BrowserRequest {
@@ -153,6 +156,9 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest)
         : [],
   };
   await orUnavailable(deps.enqueue(eventId, job), 'Event could not be queued; retry shortly');
+  if (e.event_type === 'pageview' && deps.presence) {
+    deps.presence([{ websiteId: website.id, visitorId, pathname: page.pathname, countryCode: row.country_code, ts: req.now }]);
+  }
   return { kind: 'recorded' };
 }
 

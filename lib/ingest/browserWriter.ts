@@ -55,12 +55,15 @@ export async function upsertErrorGroups(pool: Pool, errors: ErrorRow[]): Promise
             )
           ).rowCount
         : 0;
-      // A website deleted meanwhile is skipped by the join.
+      // A website deleted meanwhile is skipped by the join. A new occurrence of a resolved group regresses it
+      // to unresolved (as Sentry-like tools do); an ignored group stays ignored. Only occurrences not seen
+      // before get here, so a retried job never reopens a group someone resolved after the first attempt.
       await client.query(
         `INSERT INTO error_groups AS g (website_id, fingerprint, message, type, occurrence_count, affected_users_count, first_seen_at, last_seen_at)
          SELECT $1, $2, $3, $4, 1, $5, $6, $6 FROM websites WHERE id = $1
          ON CONFLICT (website_id, fingerprint) DO UPDATE SET
            occurrence_count = g.occurrence_count + 1,
+           status = CASE WHEN g.status = 'resolved' THEN 'unresolved' ELSE g.status END,
            affected_users_count = g.affected_users_count + $5,
            message = EXCLUDED.message,
            first_seen_at = LEAST(g.first_seen_at, EXCLUDED.first_seen_at),

@@ -8,6 +8,7 @@ import { getWebsiteByTrackingCode } from '../accounts/websites';
 import { forbidden, notFound, orUnavailable, serviceUnavailable } from '../errors';
 import type { Logger } from '../log';
 import { PLANS } from '../plans';
+import type { PresenceHit, PresenceSink } from '../realtime/presence';
 import type { IdempotencyKeys } from './dedupe';
 import { buildEventRow, hashIp, identityRecord, normalizeIp, paymentRecord, primaryLanguage, type RequestContext } from './enrich';
 import type { ActiveGoalsCache } from './goalsCache';
@@ -29,6 +30,8 @@ export interface IngestDeps {
   enqueue: (jobId: string, job: IngestJob) => Promise<void>;
   enrichers: Enrichers;
   logger: Logger;
+  /** Realtime presence; called after a successful enqueue and must never throw or block. */
+  presence?: PresenceSink;
   now?: () => number;
 }
 
@@ -90,6 +93,7 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
       deps.logger.error({ err: (err as Error).message }, 'enqueue failed; batch refused with 503');
       throw serviceUnavailable('Events could not be queued; retry with the same idempotency keys');
     }
+    if (deps.presence) deps.presence(presenceHits(website.id, accepted));
   }
   return summarize(outcomes);
 }
@@ -134,6 +138,17 @@ function toJob(websiteId: string, accepted: { event: ValidEvent; row: EventRow }
     if (event.type === 'purchase') payments.push(paymentRecord(event, row));
   }
   return { v: 2, websiteId, ...packEvents(accepted.map((a) => a.row)), identities, payments, interactions: [], errors: [], replays: [] };
+}
+
+// Built from the rows in hand: enrichment already settled the path and country, so nothing is recomputed.
+function presenceHits(websiteId: string, accepted: { event: ValidEvent; row: EventRow }[]): PresenceHit[] {
+  const hits: PresenceHit[] = [];
+  for (const { event, row } of accepted) {
+    if (event.type === 'pageview' && event.visitorId) {
+      hits.push({ websiteId, visitorId: event.visitorId, pathname: row.pathname, countryCode: row.country_code, ts: event.ts });
+    }
+  }
+  return hits;
 }
 
 function summarize(outcomes: Outcome[]): IngestResult {

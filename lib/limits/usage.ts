@@ -5,7 +5,8 @@ import { redisKey } from '../redis';
 
 const KEEP_SECONDS = 62 * 24 * 3600; // this month and the next, for reports
 
-// KEYS[1] counter; ARGV: credits, limit (-1 = unlimited), ttl. Answers {allowed, used after}.
+// KEYS[1] the team's month counter, KEYS[2] the key's all-time request count; ARGV: credits, limit
+// (-1 = unlimited), ttl. Answers {allowed, used after}.
 const CHARGE = `
 local used = redis.call('INCRBY', KEYS[1], ARGV[1])
 if used == tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
@@ -14,6 +15,7 @@ if limit >= 0 and used > limit then
   used = redis.call('DECRBY', KEYS[1], ARGV[1])
   return {0, used}
 end
+redis.call('INCR', KEYS[2])
 return {1, used}`;
 
 export interface UsageState {
@@ -44,8 +46,16 @@ export class MonthlyUsage {
     return redisKey(this.prefix, 'usage', teamId, monthOf(at));
   }
 
-  async charge(teamId: string, credits: number, limit: number | null, at = Date.now()): Promise<UsageState> {
-    const [allowed, used] = (await this.redis.eval(CHARGE, 1, this.key(teamId, at), credits, limit ?? -1, KEEP_SECONDS)) as [number, number];
+  private keyTotal(apiKeyId: string): string {
+    return redisKey(this.prefix, 'usage', 'key', apiKeyId);
+  }
+
+  /** Charges the team's month; an allowed request also counts once towards the key's all-time total. */
+  async charge(teamId: string, credits: number, limit: number | null, apiKeyId: string, at = Date.now()): Promise<UsageState> {
+    const [allowed, used] = (await this.redis.eval(CHARGE, 2, this.key(teamId, at), this.keyTotal(apiKeyId), credits, limit ?? -1, KEEP_SECONDS)) as [
+      number,
+      number,
+    ];
     return {
       allowed: allowed === 1,
       used,
@@ -55,8 +65,13 @@ export class MonthlyUsage {
     };
   }
 
-  async refund(teamId: string, credits: number, at = Date.now()): Promise<void> {
-    await this.redis.decrby(this.key(teamId, at), credits);
+  async refund(teamId: string, credits: number, apiKeyId: string, at = Date.now()): Promise<void> {
+    await this.redis.multi().decrby(this.key(teamId, at), credits).decr(this.keyTotal(apiKeyId)).exec();
+  }
+
+  /** Successful requests made with a key, ever (what usage reports as total_requests). */
+  async keyTotalRequests(apiKeyId: string): Promise<number> {
+    return Number((await this.redis.get(this.keyTotal(apiKeyId))) ?? 0);
   }
 
   async used(teamId: string, at = Date.now()): Promise<number> {

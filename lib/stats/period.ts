@@ -1,6 +1,6 @@
 // Stats API periods and intervals (spec "Stats API", DESIGN §3): which local dates a request covers, the UTC
 // instants that bound it, and every bucket label (zero-traffic buckets included) for its interval.
-import { addDays, addMonths, daysBetween, formatDate, hourLabels, parseDate, startOfDay, type LocalDate } from './time';
+import { addDays, addMonths, daysBetween, formatDate, hourLabels, parseDate, startOfDay, today, type LocalDate } from './time';
 
 export const PERIODS = ['day', '7d', '30d', 'month', '6mo', '12mo'] as const;
 export const INTERVALS = ['day', 'hour', 'month'] as const;
@@ -86,4 +86,20 @@ export function bucketLabels(p: ResolvedPeriod, interval: Interval, timeZone: st
     for (let d = { ...p.first, day: 1 }; daysBetween(d, p.last) >= 0; d = addMonths(d, 1)) labels.push(formatDate(d));
   }
   return labels;
+}
+
+/** The External API's ranges (DESIGN §3): `24h` = the last 24 hours; `Nd`/`1y` = that many calendar days ending
+ *  today, inclusive; the legacy `today` = since local midnight. Days end at the next local midnight. */
+export const RANGE_DAYS: Record<string, number> = { today: 1, '7d': 7, '30d': 30, '90d': 90, '1y': 365 };
+
+export function resolveRange(range: string, timeZone: string, now = Date.now()): ResolvedPeriod {
+  if (range === '24h') {
+    const start = now - 86_400_000;
+    return { period: range, first: today(timeZone, start), last: today(timeZone, now - 1), start, end: now };
+  }
+  const days = RANGE_DAYS[range];
+  if (days === undefined) throw new RangeError(`unknown range ${range}`);
+  const last = today(timeZone, now);
+  const first = addDays(last, 1 - days);
+  return { period: range, first, last, start: startOfDay(first, timeZone), end: startOfDay(addDays(last, 1), timeZone) };
 }

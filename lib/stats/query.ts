@@ -24,18 +24,25 @@ export type Dimension =
 /** Dimensions that describe a whole visit: every metric is computed over sessions. */
 const SESSION_DIMENSIONS: ReadonlySet<Dimension> = new Set(['entry_page', 'exit_page']);
 
+/**
+ * The Stats API's metrics plus two the External API reads: `visits` (sessions that began in the range or
+ * bucket) and `value_score` (the mean value score of those visits, DESIGN §3; by page: of the visits that
+ * viewed the page).
+ */
+export type ModelMetric = Metric | 'visits' | 'value_score';
+
 export interface StatsQuery {
   websiteId: string;
   timeZone: string;
   /** [start, end) as UTC instants (ms). */
   start: number;
   end: number;
-  metrics: readonly Metric[];
+  metrics: readonly ModelMetric[];
   filters: readonly Filter[];
   dimension?: Dimension;
 }
 
-export type MetricValues = Partial<Record<Metric, number>>;
+export type MetricValues = Partial<Record<ModelMetric, number>>;
 export interface StatsRow {
   key: string;
   values: MetricValues;
@@ -138,8 +145,30 @@ function sessionFilterSql(filters: readonly Filter[], params: Record<string, unk
       AND ts >= {start:DateTime64(3, 'UTC')} - INTERVAL 1 DAY AND ts < {end:DateTime64(3, 'UTC')} + INTERVAL 1 DAY${filterSql(filters, params)})`;
 }
 
-const EVENT_METRICS: readonly Metric[] = ['visitors', 'pageviews', 'events'];
-const SESSION_METRICS: readonly Metric[] = ['visit_duration', 'bounce_rate'];
+const EVENT_METRICS: readonly ModelMetric[] = ['visitors', 'pageviews', 'events'];
+const SESSION_METRICS: readonly ModelMetric[] = ['visit_duration', 'bounce_rate', 'visits', 'value_score'];
+
+/**
+ * A visit's value score (DESIGN §3) over the folded session columns: 10 per pageview up to 4, 5 per whole
+ * engaged minute up to 25, 15 for an interaction, 20 for a goal, 10 when identified, 20 for a purchase.
+ */
+export const VALUE_SCORE_SQL = `least(100, 10 * least(pv, 4) + least(25, intDiv(eng, 60000) * 5) + 15 * (it > 0) + 20 * (goals > 0) + 10 * idf + 20 * (buys > 0))`;
+/** The folded columns VALUE_SCORE_SQL reads, beyond pv and it. */
+const SCORE_COLUMNS = 'sum(engagement_ms) AS eng, sum(goals) AS goals, max(identified) AS idf, sum(purchases) AS buys';
+
+/**
+ * The fold of a website's session parts into whole sessions that began in [start, end) and hold a pageview.
+ * Its parts are read from a window a day wider on each side, so a session that began before the range (or
+ * continues after it) is folded whole; only a session longer than a day could be misplaced.
+ */
+function sessionFold(columns: string, filters: readonly Filter[], params: Record<string, unknown>): string {
+  return `SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it${columns ? `, ${columns}` : ''}
+        FROM sessions
+        WHERE website_id = {w:UUID}
+          AND start_ts >= {start:DateTime64(3, 'UTC')} - INTERVAL 1 DAY AND start_ts < {end:DateTime64(3, 'UTC')} + INTERVAL 1 DAY${sessionFilterSql(filters, params)}
+        GROUP BY session_id
+        HAVING s >= {start:DateTime64(3, 'UTC')} AND s < {end:DateTime64(3, 'UTC')} AND pv > 0`;
+}
 
 async function rows<T>(clickhouse: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
   return (await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' })).json<T>();
@@ -169,41 +198,111 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
     }
   }
 
-  if (bySessions || q.metrics.some((m) => SESSION_METRICS.includes(m))) {
+  // By page, a visit's score counts for every page it viewed (not only its entry page).
+  const scoreByViews = q.dimension === 'page' && q.metrics.includes('value_score');
+  if (bySessions || q.metrics.some((m) => SESSION_METRICS.includes(m) && !(scoreByViews && m === 'value_score'))) {
     const params: Record<string, unknown> = { ...base };
-    // A session belongs to the range (and bucket) of its first event. Its parts are read from a window a day
-    // wider on each side, so a session that began before the range (or continues after it) is folded whole;
-    // only a session longer than a day could be misplaced.
+    const score = q.metrics.includes('value_score') && !scoreByViews;
     const dimensionColumn = sessionDimensionColumn(q.dimension);
+    const columns = [
+      bySessions ? 'sum(events) AS ev, any(visitor_id) AS visitor' : '',
+      score ? SCORE_COLUMNS : '',
+      dimensionColumn ?? '',
+    ].filter(Boolean);
     const sql = `SELECT ${sessionKey(q.dimension)} AS k,
         ${bySessions ? "uniqIf(visitor, visitor != '') AS visitors, sum(pv) AS pageviews, sum(ev) AS events," : ''}
+        ${score ? `round(avg(${VALUE_SCORE_SQL}), 1) AS value_score,` : ''}
+        count() AS visits,
         round(avg(dateDiff('second', s, e))) AS visit_duration,
         round(100 * countIf(pv = 1 AND it = 0) / count()) AS bounce_rate
-      FROM (
-        SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it
-          ${bySessions ? ', sum(events) AS ev, any(visitor_id) AS visitor' : ''}${dimensionColumn ? `, ${dimensionColumn}` : ''}
-        FROM sessions
-        WHERE website_id = {w:UUID}
-          AND start_ts >= {start:DateTime64(3, 'UTC')} - INTERVAL 1 DAY AND start_ts < {end:DateTime64(3, 'UTC')} + INTERVAL 1 DAY${sessionFilterSql(q.filters, params)}
-        GROUP BY session_id
-        HAVING s >= {start:DateTime64(3, 'UTC')} AND s < {end:DateTime64(3, 'UTC')} AND pv > 0
-      )
+      FROM (${sessionFold(columns.join(', '), q.filters, params)})
       GROUP BY k`;
-    type SessionRow = { k: string; visitors: string; pageviews: string; events: string; visit_duration: number; bounce_rate: number };
+    type SessionRow = { k: string; visitors: string; pageviews: string; events: string; visits: string; value_score: number; visit_duration: number; bounce_rate: number };
     for (const r of await rows<SessionRow>(clickhouse, sql, params)) {
       put(r.k, {
         ...(bySessions ? { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) } : {}),
+        ...(score ? { value_score: Number(r.value_score) } : {}),
+        visits: Number(r.visits),
         visit_duration: Number(r.visit_duration),
         bounce_rate: Number(r.bounce_rate),
       });
     }
   }
 
+  if (scoreByViews) {
+    const params: Record<string, unknown> = { ...base };
+    const sql = `SELECT v.pathname AS k, round(avg(${VALUE_SCORE_SQL}), 1) AS value_score
+      FROM (
+        SELECT DISTINCT pathname, session_id FROM events
+        WHERE website_id = {w:UUID} AND ts >= {start:DateTime64(3, 'UTC')} AND ts < {end:DateTime64(3, 'UTC')}
+          AND type = 'pageview' AND session_id != ''${filterSql(q.filters, params)}
+      ) AS v
+      INNER JOIN (${sessionFold(SCORE_COLUMNS, [], params)}) AS f ON f.session_id = v.session_id
+      GROUP BY k`;
+    for (const r of await rows<{ k: string; value_score: number }>(clickhouse, sql, params)) put(r.k, { value_score: Number(r.value_score) });
+  }
+
   return [...merged.entries()].map(([key, values]) => ({ key, values: pick(values, q.metrics) }));
 }
 
-function pick(values: MetricValues, metrics: readonly Metric[]): MetricValues {
+function pick(values: MetricValues, metrics: readonly ModelMetric[]): MetricValues {
   const out: MetricValues = {};
   for (const m of metrics) out[m] = values[m] ?? 0;
   return out;
+}
+
+/** One visit as the External API lists it; attribute strings are '' when unknown. */
+export interface VisitRow {
+  session_id: string;
+  visitor_id: string;
+  started_ms: number;
+  country_code: string;
+  city: string;
+  device_type: string;
+  browser: string;
+  os: string;
+  landing_page: string;
+  referrer: string;
+  had_interaction: boolean;
+  value_score: number;
+}
+
+/** Visits that began in [start, end), newest first (ties by session id), one page of them. */
+export async function listVisits(
+  clickhouse: ClickHouseClient,
+  q: Pick<StatsQuery, 'websiteId' | 'start' | 'end' | 'filters'>,
+  page: { limit: number; offset: number },
+): Promise<VisitRow[]> {
+  const params: Record<string, unknown> = { w: q.websiteId, start: q.start / 1000, end: q.end / 1000, limit: page.limit, offset: page.offset };
+  const columns = [
+    SCORE_COLUMNS,
+    'any(visitor_id) AS visitor',
+    'any(country_code) AS country',
+    'any(city) AS town',
+    'any(device_type) AS device',
+    'any(browser) AS br',
+    'any(os) AS system',
+    'argMinMerge(entry_page) AS landing',
+    'argMinMerge(referrer) AS ref',
+  ].join(', ');
+  const sql = `SELECT session_id, visitor, toUnixTimestamp64Milli(s) AS started_ms, country, town, device, br, system, landing, ref,
+      it > 0 AS interacted, ${VALUE_SCORE_SQL} AS score
+    FROM (${sessionFold(columns, q.filters, params)})
+    ORDER BY s DESC, session_id ASC
+    LIMIT {limit:UInt32} OFFSET {offset:UInt64}`;
+  type Row = { session_id: string; visitor: string; started_ms: string; country: string; town: string; device: string; br: string; system: string; landing: string; ref: string; interacted: number; score: number };
+  return (await rows<Row>(clickhouse, sql, params)).map((r) => ({
+    session_id: r.session_id,
+    visitor_id: r.visitor,
+    started_ms: Number(r.started_ms),
+    country_code: r.country,
+    city: r.town,
+    device_type: r.device,
+    browser: r.br,
+    os: r.system,
+    landing_page: r.landing,
+    referrer: r.ref,
+    had_interaction: Number(r.interacted) === 1,
+    value_score: Number(r.score),
+  }));
 }

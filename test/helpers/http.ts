@@ -1,4 +1,7 @@
-// A small fetch wrapper for talking to a test server.
+// A small fetch wrapper for talking to a test server. External API responses are checked against the
+// OpenAPI document on the way (test/helpers/openapiValidate.ts).
+import { checkAgainstOpenApi } from './openapiValidate';
+
 export interface Reply<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- test bodies are asserted field by field
   status: number;
   headers: Headers;
@@ -35,6 +38,7 @@ export function client(baseUrl: string) {
     } catch {
       // not JSON; keep the text
     }
+    checkAgainstOpenApi(method, path, res.status, parsed);
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   };
 }

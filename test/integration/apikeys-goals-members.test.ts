@@ -34,7 +34,7 @@ describe('API keys', () => {
     const { id, key } = await createApiKey(ctx, owner);
     const ok = await call('POST', '/api/external/v1/websites', { apiKey: key, body: { domain: 'api.example.com', name: 'Via API' } });
     expect(ok.status).toBe(201);
-    expect(Object.keys(ok.body.data.website).sort()).toEqual(['created_at', 'domain', 'id', 'is_active', 'name', 'tracking_code']);
+    expect(Object.keys(ok.body.data.website).sort()).toEqual(['created_at', 'domain', 'id', 'is_active', 'name', 'team_id', 'tracking_code']);
     const viaBearer = await call('POST', '/api/external/v1/websites', { token: key, body: { domain: 'bearer.example.com', name: 'Bearer' } });
     expect(viaBearer.status).toBe(201);
     expect((await call('DELETE', `/api/teams/${owner.teamId}/api-keys/${id}`, { token: owner.token })).status).toBe(200);

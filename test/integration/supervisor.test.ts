@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { createLogger } from '../../lib/log';
@@ -40,17 +42,21 @@ describe('Supervisor', () => {
   });
 
   it('stops children in reverse order and kills one that ignores SIGTERM within the deadline', async () => {
-    const stubborn = "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)";
-    const polite = "process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000)";
+    // Each child says when its SIGTERM handler is in place (a marker file), so a slow start cannot race the stop.
+    const marker = (name: string) => path.join(os.tmpdir(), `tm-sup-${process.pid}-${Date.now()}-${name}`);
+    const ready = { first: marker('first'), second: marker('second') };
+    const stubborn = "process.on('SIGTERM', () => {}); require('fs').writeFileSync(process.argv[1], 'ok'); setInterval(() => {}, 1000)";
+    const polite = "process.on('SIGTERM', () => process.exit(0)); require('fs').writeFileSync(process.argv[1], 'ok'); setInterval(() => {}, 1000)";
     const sup = new Supervisor(
       [
-        { name: 'first', command: node, args: ['-e', polite] },
-        { name: 'second', command: node, args: ['-e', stubborn] },
+        { name: 'first', command: node, args: ['-e', polite, ready.first] },
+        { name: 'second', command: node, args: ['-e', stubborn, ready.second] },
       ],
       logger,
     );
     await sup.start();
-    await new Promise((r) => setTimeout(r, 300)); // let the children install their handlers
+    await until(() => fs.existsSync(ready.first) && fs.existsSync(ready.second), 10_000);
+    for (const f of Object.values(ready)) fs.rmSync(f, { force: true });
     const pids = { first: sup.pid('first')!, second: sup.pid('second')! };
     const started = Date.now();
     const stopping = sup.stop(1_500);

@@ -1,8 +1,8 @@
 // Stats API: GET /api/external/v1/stats/{aggregate,timeseries,breakdown} (spec "Stats API") and the v2 it
 // announces under /api/external/v2/stats (every metric under any filter, JSON filters, more breakdowns, compare).
 import { Router, type Request, type Response } from 'express';
-import { getWebsite } from '../../../lib/accounts/websites';
-import { forbidden, HttpError, notFound } from '../../../lib/errors';
+import { websiteForApiKey } from '../../../lib/accounts/websites';
+import { HttpError } from '../../../lib/errors';
 import { statsResponse } from '../../../lib/stats/api';
 import { parseStatsParams, type StatsEndpoint, type StatsVersion } from '../../../lib/stats/params';
 import type { AppDeps } from '../../deps';
@@ -14,11 +14,7 @@ export function statsRoutes({ pool, clickhouse }: AppDeps, version: StatsVersion
   const handle = (endpoint: StatsEndpoint) => async (req: Request, res: Response) => {
     const params = parseStatsParams(req.query as Record<string, unknown>, endpoint, version);
     if ('error' in params) throw new HttpError(400, params.error.code, params.error.message);
-    const key = apiKey(res);
-    const website = await getWebsite(pool, params.siteId);
-    // Another team's website is as unknown as a missing one.
-    if (!website || website.team_id !== key.teamId) throw notFound('Website not found');
-    if (key.permission === 'site_access' && key.websiteId !== website.id) throw forbidden('This API key is bound to another website');
+    const website = await websiteForApiKey(pool, apiKey(res), params.siteId);
     sendData(res, await statsResponse(clickhouse, { id: website.id, timezone: website.timezone }, endpoint, params, version));
   };
   router.get('/stats/aggregate', handle('aggregate'));

@@ -1,7 +1,7 @@
 // External API (older reference): POST /api/external/v1/websites creates a website in the key's team.
 import { Router } from 'express';
 import { externalCreateWebsiteBody } from '../../../lib/accounts/schemas';
-import { createWebsite } from '../../../lib/accounts/websites';
+import { createWebsite, websiteSummary } from '../../../lib/accounts/websites';
 import { forbidden } from '../../../lib/errors';
 import type { AppDeps } from '../../deps';
 import { apiKey } from '../../middleware/auth';
@@ -15,20 +15,7 @@ export function externalWebsiteWriteRoutes({ pool }: AppDeps): Router {
     if (key.permission !== 'full_access') throw forbidden('Creating websites needs a full_access key');
     const body = parseBody(externalCreateWebsiteBody, req);
     const w = await createWebsite(pool, key.teamId, null, body);
-    sendData(
-      res,
-      {
-        website: {
-          id: w.id,
-          domain: w.domain,
-          name: w.name,
-          tracking_code: w.tracking_code,
-          is_active: w.is_active,
-          created_at: w.created_at.toISOString(),
-        },
-      },
-      201,
-    );
+    sendData(res, { website: websiteSummary(w) }, 201);
   });
   return router;
 }

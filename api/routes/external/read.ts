@@ -1,0 +1,99 @@
+// External API v1, read side (spec "External API"): thin handlers — parse the query with the schemas the
+// OpenAPI document is generated from, check the key may see the website, call lib, answer in the envelope.
+import { Router, type Request, type Response } from 'express';
+import { listWebsitesForTeam, websiteDetail, websiteForApiKey, websiteSummary } from '../../../lib/accounts/websites';
+import { listErrorGroups } from '../../../lib/errorGroups';
+import { analyticsOverview, chooseRange, technology, topCountries, topPages, visitorList } from '../../../lib/external/analytics';
+import {
+  analyticsQuery,
+  errorGroupsQuery,
+  heatmapPagesQuery,
+  replaySessionsQuery,
+  topListQuery,
+  visitorsQuery,
+} from '../../../lib/external/schemas';
+import { usageReport } from '../../../lib/external/usage';
+import { realtimeSnapshot } from '../../../lib/realtime/presence';
+import { heatmapPages, replaySessions } from '../../../lib/stats/browserReads';
+import type { AppDeps } from '../../deps';
+import { apiKey } from '../../middleware/auth';
+import { sendData } from '../../middleware/envelope';
+import { parseQuery, pathUuid } from '../../middleware/validate';
+
+export function externalReadRoutes({ pool, redis, clickhouse, config }: AppDeps): Router {
+  const router = Router();
+  /** The path's website, as the key may see it (404 unknown or another team's, 403 outside a site key). */
+  const site = async (req: Request, res: Response) => {
+    const w = await websiteForApiKey(pool, apiKey(res), pathUuid(req, 'websiteId', 'Website'));
+    return { id: w.id, domain: w.domain, name: w.name, timezone: w.timezone };
+  };
+
+  router.get('/usage', async (_req, res) => {
+    sendData(res, await usageReport(redis, config.REDIS_PREFIX, apiKey(res)));
+  });
+
+  router.get('/websites', async (_req, res) => {
+    const key = apiKey(res);
+    const websites = await listWebsitesForTeam(pool, key.teamId, key.permission === 'site_access' ? key.websiteId : null);
+    sendData(res, { websites: websites.map(websiteSummary), total: websites.length });
+  });
+
+  router.get('/websites/:websiteId', async (req, res) => {
+    const w = await websiteForApiKey(pool, apiKey(res), pathUuid(req, 'websiteId', 'Website'));
+    sendData(res, { website: websiteDetail(w) });
+  });
+
+  router.get('/analytics/:websiteId', async (req, res) => {
+    const w = await site(req, res);
+    const q = parseQuery(analyticsQuery, req);
+    sendData(res, await analyticsOverview(clickhouse, w, chooseRange(q)));
+  });
+
+  router.get('/analytics/:websiteId/visitors', async (req, res) => {
+    const w = await site(req, res);
+    const q = parseQuery(visitorsQuery, req);
+    sendData(res, await visitorList(clickhouse, w, chooseRange(q), q));
+  });
+
+  router.get('/analytics/:websiteId/pages', async (req, res) => {
+    const w = await site(req, res);
+    const q = parseQuery(topListQuery, req);
+    sendData(res, await topPages(clickhouse, w, chooseRange(q), q.limit));
+  });
+
+  router.get('/analytics/:websiteId/countries', async (req, res) => {
+    const w = await site(req, res);
+    const q = parseQuery(topListQuery, req);
+    sendData(res, await topCountries(clickhouse, w, chooseRange(q), q.limit));
+  });
+
+  router.get('/analytics/:websiteId/technology', async (req, res) => {
+    const w = await site(req, res);
+    const q = parseQuery(analyticsQuery, req);
+    sendData(res, await technology(clickhouse, w, chooseRange(q)));
+  });
+
+  router.get('/heatmaps/:websiteId/pages', async (req, res) => {
+    const w = await site(req, res);
+    const q = parseQuery(heatmapPagesQuery, req);
+    sendData(res, await heatmapPages(clickhouse, w.id, q.limit));
+  });
+
+  router.get('/replays/:websiteId/sessions', async (req, res) => {
+    const w = await site(req, res);
+    const q = parseQuery(replaySessionsQuery, req);
+    sendData(res, await replaySessions(clickhouse, w.id, q));
+  });
+
+  router.get('/errors/:websiteId/groups', async (req, res) => {
+    const w = await site(req, res);
+    const q = parseQuery(errorGroupsQuery, req);
+    sendData(res, await listErrorGroups(pool, w.id, q));
+  });
+
+  router.get('/track/realtime/:websiteId', async (req, res) => {
+    sendData(res, await realtimeSnapshot(redis, config.REDIS_PREFIX, (await site(req, res)).id));
+  });
+
+  return router;
+}

@@ -1,0 +1,140 @@
+// The External API's analytics reads (spec "External API": analytics overview, visitors, pages, countries,
+// technology), assembled from the stats query model with DESIGN §3's definitions: total_visitors = visits,
+// unique_visitors = visitors, total_page_views = pageviews; technology count = visitors, percentage of the
+// range's visitors to one decimal; visitor records one per visit, newest first.
+import type { ClickHouseClient } from '../clickhouse/client';
+import { bucketLabels, resolveRange } from '../stats/period';
+import { listVisits, runStats, type Dimension, type StatsRow } from '../stats/query';
+import type { AnalyticsData, CountriesData, PagesData, RangeName, TechnologyData, VisitorsData } from './schemas';
+
+export interface SiteRef {
+  id: string;
+  domain: string;
+  name: string;
+  timezone: string;
+}
+
+/** `range` wins over the legacy `timeRange`; 7d when neither is given. */
+export function chooseRange(q: { range?: RangeName; timeRange?: RangeName }): RangeName {
+  return q.range ?? q.timeRange ?? '7d';
+}
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
+
+/** The English name of an ISO 3166 alpha-2 code; the code itself when it names no region. */
+export function countryName(code: string): string {
+  try {
+    return regionNames.of(code.toUpperCase()) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+function window(site: SiteRef, range: RangeName, now: number) {
+  const p = resolveRange(range, site.timezone, now);
+  return { p, base: { websiteId: site.id, timeZone: site.timezone, start: p.start, end: p.end, filters: [] } };
+}
+
+const byValue = (metric: 'pageviews' | 'visitors') => (a: StatsRow, b: StatsRow) =>
+  (b.values[metric] ?? 0) - (a.values[metric] ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+export async function analyticsOverview(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, now = Date.now()): Promise<AnalyticsData> {
+  const { p, base } = window(site, range, now);
+  const metrics = ['visits', 'visitors', 'pageviews'] as const;
+  const [totals, days] = await Promise.all([
+    runStats(clickhouse, { ...base, metrics }),
+    runStats(clickhouse, { ...base, metrics, dimension: 'time:day' }),
+  ]);
+  const byDay = new Map(days.map((r) => [r.key, r.values]));
+  const t = totals[0]?.values ?? {};
+  return {
+    website: { id: site.id, domain: site.domain, name: site.name },
+    time_range: range,
+    date_range: {
+      start: bucketLabels(p, 'day', site.timezone)[0],
+      end: bucketLabels(p, 'day', site.timezone).at(-1)!,
+      startDateTime: new Date(p.start).toISOString(),
+      endDateTime: new Date(p.end).toISOString(),
+    },
+    summary: { total_visitors: t.visits ?? 0, total_page_views: t.pageviews ?? 0, unique_visitors: t.visitors ?? 0 },
+    daily_stats: bucketLabels(p, 'day', site.timezone).map((date) => {
+      const v = byDay.get(date) ?? {};
+      return { date, website_id: site.id, total_visitors: v.visits ?? 0, unique_visitors: v.visitors ?? 0, page_views: v.pageviews ?? 0 };
+    }),
+  };
+}
+
+export async function visitorList(
+  clickhouse: ClickHouseClient,
+  site: SiteRef,
+  range: RangeName,
+  page: { limit: number; offset: number },
+  now = Date.now(),
+): Promise<VisitorsData> {
+  const { base } = window(site, range, now);
+  // One more than asked tells whether another page exists without counting every visit.
+  const rows = await listVisits(clickhouse, base, { limit: page.limit + 1, offset: page.offset });
+  const nonEmpty = (s: string) => (s === '' ? null : s);
+  return {
+    visitors: rows.slice(0, page.limit).map((r) => ({
+      id: r.session_id,
+      visitor_id: r.visitor_id,
+      country_code: nonEmpty(r.country_code),
+      country_name: r.country_code ? countryName(r.country_code) : null,
+      city: nonEmpty(r.city),
+      device_type: r.device_type,
+      browser: r.browser,
+      os: r.os,
+      value_score: r.value_score,
+      visited_at: new Date(r.started_ms).toISOString(),
+      landing_page: r.landing_page,
+      referrer: nonEmpty(r.referrer),
+      had_interaction: r.had_interaction,
+    })),
+    pagination: { limit: page.limit, offset: page.offset, has_more: rows.length > page.limit },
+  };
+}
+
+export async function topPages(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, limit: number, now = Date.now()): Promise<PagesData> {
+  const { base } = window(site, range, now);
+  const rows = (await runStats(clickhouse, { ...base, metrics: ['pageviews', 'value_score'], dimension: 'page' }))
+    .filter((r) => r.key !== '' && (r.values.pageviews ?? 0) > 0)
+    .sort(byValue('pageviews'))
+    .slice(0, limit);
+  return { pages: rows.map((r) => ({ url: r.key, views: r.values.pageviews ?? 0, avg_value_score: r.values.value_score ?? 0 })) };
+}
+
+export async function topCountries(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, limit: number, now = Date.now()): Promise<CountriesData> {
+  const { base } = window(site, range, now);
+  const rows = (await runStats(clickhouse, { ...base, metrics: ['visitors', 'value_score'], dimension: 'country' }))
+    .filter((r) => r.key !== '' && (r.values.visitors ?? 0) > 0)
+    .sort(byValue('visitors'))
+    .slice(0, limit);
+  return {
+    countries: rows.map((r) => ({
+      country_code: r.key,
+      country_name: countryName(r.key),
+      visitors: r.values.visitors ?? 0,
+      avg_value_score: r.values.value_score ?? 0,
+    })),
+  };
+}
+
+export async function technology(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, now = Date.now()): Promise<TechnologyData> {
+  const { base } = window(site, range, now);
+  const share = async (dimension: Dimension) =>
+    (await runStats(clickhouse, { ...base, metrics: ['visitors'], dimension })).filter((r) => r.key !== '' && (r.values.visitors ?? 0) > 0).sort(byValue('visitors'));
+  const [total, devices, browsers, systems] = await Promise.all([
+    runStats(clickhouse, { ...base, metrics: ['visitors'] }),
+    share('device'),
+    share('browser'),
+    share('os'),
+  ]);
+  const totalVisitors = total[0]?.values.visitors ?? 0;
+  const rows = (list: StatsRow[]) =>
+    list.map((r) => {
+      const n = r.values.visitors ?? 0;
+      return { name: r.key, count: n, percentage: totalVisitors ? Math.min(100, Math.round((n / totalVisitors) * 1000) / 10) : 0 };
+    });
+  return { devices: rows(devices), browsers: rows(browsers), operating_systems: rows(systems), total_visitors: totalVisitors };
+}

@@ -1,0 +1,263 @@
+// The External API's request and response schemas (spec "External API"). Routes validate queries with the
+// request schemas, lib functions return the response types inferred from the response schemas, and
+// lib/external/openapi.ts generates the OpenAPI 3.1 document from both: one definition of every shape.
+import { z } from './zod';
+
+// ---- request parameters ----------------------------------------------------------------------------------
+
+export const RANGES = ['24h', '7d', '30d', '90d'] as const;
+export const RANGES_WITH_YEAR = [...RANGES, '1y'] as const;
+/** The older overview's `timeRange` (DESIGN §3: an alias of range; `today` = since local midnight). */
+export const LEGACY_TIME_RANGES = ['today', '7d', '30d', '90d'] as const;
+export type RangeName = (typeof RANGES_WITH_YEAR)[number] | 'today';
+
+/** A query integer: digits only (limit=abc, 1.5 or -1 are refused by name), within [min, max]. */
+function queryInt(name: string, min: number, max: number, fallback: number, description: string) {
+  return z
+    .string()
+    .regex(/^\d{1,9}$/, `must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    .optional()
+    .transform((v) => v ?? fallback)
+    .openapi({ type: 'integer', minimum: min, maximum: max, default: fallback, param: { name, description } });
+}
+
+const rangeParam = <const V extends readonly [string, ...string[]]>(values: V) =>
+  z.enum(values).optional().openapi({ default: '7d', param: { description: `Time range, default 7d. ${values.join(', ')}.` } });
+const timeRangeParam = z
+  .enum(LEGACY_TIME_RANGES)
+  .optional()
+  .openapi({ deprecated: true, param: { deprecated: true, description: 'Legacy alias of range (today = since local midnight); range wins when both are given.' } });
+
+export const analyticsQuery = z.object({ range: rangeParam(RANGES_WITH_YEAR), timeRange: timeRangeParam });
+export const visitorsQuery = analyticsQuery.extend({
+  limit: queryInt('limit', 1, 1000, 100, 'Visits per page (1-1000, default 100).'),
+  offset: queryInt('offset', 0, 100_000_000, 0, 'Visits to skip (default 0).'),
+});
+export const topListQuery = analyticsQuery.extend({ limit: queryInt('limit', 1, 100, 20, 'Rows to return (1-100, default 20).') });
+export const heatmapPagesQuery = z.object({ limit: queryInt('limit', 1, 100, 20, 'Pages to return (1-100, default 20).') });
+export const replaySessionsQuery = z.object({
+  limit: queryInt('limit', 1, 200, 50, 'Sessions per page (1-200, default 50).'),
+  offset: queryInt('offset', 0, 100_000_000, 0, 'Sessions to skip (default 0).'),
+});
+export const ERROR_GROUP_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
+export type ErrorGroupStatus = (typeof ERROR_GROUP_STATUSES)[number];
+export const errorGroupsQuery = z.object({
+  limit: queryInt('limit', 1, 200, 50, 'Groups to return (1-200, default 50).'),
+  status: z.enum(ERROR_GROUP_STATUSES).optional().openapi({ param: { description: 'Only groups in this status; omitted = all.' } }),
+});
+export const websiteIdParams = z.object({
+  websiteId: z.string().openapi({ format: 'uuid', param: { description: 'Website UUID.' } }),
+});
+export const errorGroupStatusBody = z.object({ status: z.enum(ERROR_GROUP_STATUSES) });
+
+export type AnalyticsQuery = z.infer<typeof analyticsQuery>;
+export type VisitorsQuery = z.infer<typeof visitorsQuery>;
+export type TopListQuery = z.infer<typeof topListQuery>;
+
+// ---- envelopes and errors ------------------------------------------------------------------------------
+
+export const ERROR_CODES = [
+  'VALIDATION_ERROR',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'API_PAID_PLAN_REQUIRED',
+  'PLAN_REQUIRED',
+  'NOT_FOUND',
+  'CONFLICT',
+  'QUERY_UNPROCESSABLE',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'GENERIC_ERROR',
+  'SERVICE_UNAVAILABLE',
+  'PLAN_LIMIT_REACHED',
+  'PAYLOAD_TOO_LARGE',
+  // Stats API 400 codes
+  'MISSING_SITE_ID',
+  'MISSING_METRICS',
+  'MISSING_PERIOD',
+  'MISSING_PROPERTY',
+  'INVALID_METRIC',
+  'INVALID_PROPERTY',
+  'INVALID_PERIOD',
+  'INVALID_CUSTOM_PERIOD',
+  'PERIOD_TOO_LONG',
+  'INTERVAL_PERIOD_MISMATCH',
+  'UNKNOWN_FILTER_KEY',
+  'EMPTY_FILTER_VALUE',
+] as const;
+
+export const errorEnvelope = z
+  .object({
+    success: z.literal(false),
+    error: z.object({ message: z.string(), code: z.enum(ERROR_CODES), timestamp: z.string().datetime() }),
+  })
+  .openapi('ErrorEnvelope');
+
+export function envelope<T extends z.ZodType>(data: T) {
+  return z.object({ success: z.literal(true), data, timestamp: z.string().datetime() });
+}
+
+// ---- response data -------------------------------------------------------------------------------------
+
+const count = z.number().int().min(0);
+const isoTime = z.string().datetime();
+const localDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const score = z.number().min(0).max(100);
+
+export const apiKeyInfo = z
+  .object({ id: z.string(), name: z.string(), permission: z.enum(['full_access', 'site_access']), website_id: z.string().nullable() })
+  .openapi('ApiKeyInfo');
+export const usageData = z.object({
+  api_key: apiKeyInfo,
+  usage: z.object({
+    monthly_requests: count,
+    monthly_limit: count.nullable().openapi({ description: 'null = unlimited' }),
+    monthly_remaining: count.nullable(),
+    monthly_reset_at: isoTime,
+    total_requests: count.openapi({ description: 'Successful requests made with this key, ever.' }),
+  }),
+  rate_limits: z.object({ requests_per_minute: count.nullable() }),
+  subscription: z.object({ tier: z.string().openapi({ description: 'Plan name; legacy names (starter, professional) are reported as set.' }) }),
+});
+
+export const websiteSettings = z.object({
+  track_outbound_links: z.boolean(),
+  track_downloads: z.boolean(),
+  session_replay: z.boolean(),
+  heatmaps: z.boolean(),
+});
+export const websiteSummary = z
+  .object({
+    id: z.string(),
+    domain: z.string(),
+    name: z.string(),
+    tracking_code: z.string(),
+    is_active: z.boolean(),
+    created_at: isoTime,
+    team_id: z.string(),
+  })
+  .openapi('WebsiteSummary');
+export const websiteDetail = websiteSummary
+  .extend({
+    user_id: z.string().nullable(),
+    timezone: z.string(),
+    primary_color: z.string().nullable(),
+    kpi_goal: z.number().nullable(),
+    public_dashboard: z.boolean(),
+    allowed_domains: z.array(z.string()),
+    settings: websiteSettings,
+    updated_at: isoTime,
+  })
+  .openapi('Website');
+export const websitesData = z.object({ websites: z.array(websiteSummary), total: count });
+export const websiteData = z.object({ website: websiteDetail });
+
+export const dailyStat = z.object({
+  date: localDate,
+  website_id: z.string(),
+  total_visitors: count.openapi({ description: 'Visits (sessions) that began that day.' }),
+  unique_visitors: count,
+  page_views: count,
+});
+export const analyticsData = z.object({
+  website: z.object({ id: z.string(), domain: z.string(), name: z.string() }),
+  time_range: z.string(),
+  date_range: z.object({ start: localDate, end: localDate, startDateTime: isoTime, endDateTime: isoTime }),
+  summary: z.object({ total_visitors: count, total_page_views: count, unique_visitors: count }),
+  daily_stats: z.array(dailyStat),
+});
+
+export const visitorRecord = z
+  .object({
+    id: z.string().openapi({ description: 'The visit (session) id: one record per visit.' }),
+    visitor_id: z.string(),
+    country_code: z.string().nullable(),
+    country_name: z.string().nullable(),
+    city: z.string().nullable(),
+    device_type: z.string(),
+    browser: z.string(),
+    os: z.string(),
+    value_score: score,
+    visited_at: isoTime,
+    landing_page: z.string(),
+    referrer: z.string().nullable().openapi({ description: 'null for direct visits' }),
+    had_interaction: z.boolean(),
+  })
+  .openapi('VisitorRecord');
+export const offsetPagination = z.object({ limit: count, offset: count, has_more: z.boolean() });
+export const visitorsData = z.object({ visitors: z.array(visitorRecord), pagination: offsetPagination });
+
+export const pageRow = z.object({ url: z.string().openapi({ description: 'Page path' }), views: count, avg_value_score: score });
+export const pagesData = z.object({ pages: z.array(pageRow) });
+export const countryRow = z.object({ country_code: z.string(), country_name: z.string(), visitors: count, avg_value_score: score });
+export const countriesData = z.object({ countries: z.array(countryRow) });
+export const shareRow = z.object({ name: z.string(), count, percentage: z.number().min(0).max(100) });
+export const technologyData = z.object({
+  devices: z.array(shareRow),
+  browsers: z.array(shareRow),
+  operating_systems: z.array(shareRow),
+  total_visitors: count,
+});
+
+export const heatmapPage = z.object({ url: z.string(), total_interactions: count, last_updated: isoTime });
+export const heatmapPagesData = z.object({ pages: z.array(heatmapPage) });
+
+export const replaySession = z
+  .object({
+    id: z.string(),
+    session_id: z.string(),
+    page_url: z.string(),
+    device_type: z.string(),
+    browser: z.string(),
+    os: z.string(),
+    country_code: z.string().nullable(),
+    duration_seconds: z.number().min(0),
+    event_count: count,
+    started_at: isoTime,
+    ended_at: isoTime,
+  })
+  .openapi('ReplaySession');
+export const replaySessionsData = z.object({ sessions: z.array(replaySession), pagination: offsetPagination });
+
+export const errorGroup = z
+  .object({
+    id: z.string(),
+    fingerprint: z.string(),
+    message: z.string(),
+    type: z.string(),
+    status: z.enum(ERROR_GROUP_STATUSES),
+    occurrence_count: count,
+    first_seen_at: isoTime,
+    last_seen_at: isoTime,
+    affected_users_count: count,
+  })
+  .openapi('ErrorGroup');
+export const errorGroupsData = z.object({ error_groups: z.array(errorGroup), total: count });
+
+export const realtimeData = z.object({
+  website_id: z.string(),
+  live_visitors: count.openapi({ description: 'Visitors seen in the last 5 minutes.' }),
+  pageviews_last_30m: count,
+  top_pages: z.array(z.object({ url: z.string(), visitors: count })),
+  countries: z.array(z.object({ country_code: z.string(), visitors: count })),
+  as_of: isoTime,
+});
+
+export type UsageData = z.infer<typeof usageData>;
+export type WebsiteSummary = z.infer<typeof websiteSummary>;
+export type WebsiteDetail = z.infer<typeof websiteDetail>;
+export type AnalyticsData = z.infer<typeof analyticsData>;
+export type DailyStat = z.infer<typeof dailyStat>;
+export type VisitorRecord = z.infer<typeof visitorRecord>;
+export type VisitorsData = z.infer<typeof visitorsData>;
+export type PagesData = z.infer<typeof pagesData>;
+export type CountriesData = z.infer<typeof countriesData>;
+export type TechnologyData = z.infer<typeof technologyData>;
+export type HeatmapPagesData = z.infer<typeof heatmapPagesData>;
+export type ReplaySession = z.infer<typeof replaySession>;
+export type ReplaySessionsData = z.infer<typeof replaySessionsData>;
+export type ErrorGroup = z.infer<typeof errorGroup>;
+export type ErrorGroupsData = z.infer<typeof errorGroupsData>;
+export type RealtimeData = z.infer<typeof realtimeData>;
