@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Logger } from '../lib/log';
 import { expireSessions } from './expireSessions';
+import { rollupDaily } from './rollupDaily';
 
 export interface JobContext {
   pool: Pool;
@@ -18,6 +19,8 @@ export interface ScheduledJob {
 
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   { name: 'expire-sessions', cron: '17 * * * *', run: (ctx) => expireSessions(ctx.pool) },
+  // Days close 26 h after they end; every 10 minutes keeps the rollups within minutes of that.
+  { name: 'rollup-daily', cron: '*/10 * * * *', run: (ctx) => rollupDaily(ctx.pool, ctx.clickhouse, ctx.logger) },
 ];
 
 export function findJob(name: string): ScheduledJob | undefined {

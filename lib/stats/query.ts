@@ -1,8 +1,11 @@
 // The declarative stats query model (DESIGN §2 rule 5): site, time range, metrics, one optional dimension,
 // filters and pagination → bound-parameter SQL over whitelisted columns → one runner. Event metrics come
-// from `events`, session metrics from the `sessions` table the materialized view keeps.
+// from `events`, session metrics from the `sessions` table the materialized view keeps; whole closed days
+// of unfiltered questions come from the daily rollups (lib/stats/rollups.ts), merged in the same query
+// with the raw rows of the rest of the range, so both paths give the same numbers.
 import type { ClickHouseClient } from '../clickhouse/client';
 import type { Filter, Metric } from './params';
+import { rollupPlan, type RollupPlan } from './rollups';
 
 /** A breakdown or time dimension; the column behind each is fixed here, never taken from a request. */
 export type Dimension =
@@ -40,6 +43,8 @@ export interface StatsQuery {
   metrics: readonly ModelMetric[];
   filters: readonly Filter[];
   dimension?: Dimension;
+  /** With a time dimension: also the whole range's row, keyed '' (one read of the data for both). */
+  total?: boolean;
 }
 
 export type MetricValues = Partial<Record<ModelMetric, number>>;
@@ -133,16 +138,33 @@ function filterSql(filters: readonly Filter[], params: Record<string, unknown>):
     .join('');
 }
 
+/** [start, end) instants (ms) read from the raw tables; a query reads one or two of them. */
+export interface Window {
+  start: number;
+  end: number;
+}
+
+const T = "DateTime64(3, 'UTC')";
+
+/** `column` within any of the windows, widened by `pad` on both sides (bound parameters w{i}a / w{i}b). */
+function inWindows(column: string, windows: readonly Window[], params: Record<string, unknown>, pad = ''): string {
+  const clauses = windows.map((w, i) => {
+    params[`w${i}a`] = w.start / 1000;
+    params[`w${i}b`] = w.end / 1000;
+    return `(${column} >= {w${i}a:${T}}${pad ? ` - INTERVAL ${pad}` : ''} AND ${column} < {w${i}b:${T}}${pad ? ` + INTERVAL ${pad}` : ''})`;
+  });
+  return `(${clauses.join(' OR ')})`;
+}
+
 /**
  * Under filters, session metrics count the sessions that hold a pageview matching every filter (a filter
  * selects events by their own fields; pageviews carry all of a visit's fields).
  */
-function sessionFilterSql(filters: readonly Filter[], params: Record<string, unknown>): string {
+function sessionFilterSql(filters: readonly Filter[], windows: readonly Window[], params: Record<string, unknown>): string {
   if (filters.length === 0) return '';
   return ` AND session_id IN (
     SELECT session_id FROM events
-    WHERE website_id = {w:UUID} AND type = 'pageview'
-      AND ts >= {start:DateTime64(3, 'UTC')} - INTERVAL 1 DAY AND ts < {end:DateTime64(3, 'UTC')} + INTERVAL 1 DAY${filterSql(filters, params)})`;
+    WHERE website_id = {w:UUID} AND type = 'pageview' AND ${inWindows('ts', windows, params, '1 DAY')}${filterSql(filters, params)})`;
 }
 
 const EVENT_METRICS: readonly ModelMetric[] = ['visitors', 'pageviews', 'events'];
@@ -154,20 +176,60 @@ const SESSION_METRICS: readonly ModelMetric[] = ['visit_duration', 'bounce_rate'
  */
 export const VALUE_SCORE_SQL = `least(100, 10 * least(pv, 4) + least(25, intDiv(eng, 60000) * 5) + 15 * (it > 0) + 20 * (goals > 0) + 10 * idf + 20 * (buys > 0))`;
 /** The folded columns VALUE_SCORE_SQL reads, beyond pv and it. */
-const SCORE_COLUMNS = 'sum(engagement_ms) AS eng, sum(goals) AS goals, max(identified) AS idf, sum(purchases) AS buys';
+export const SCORE_COLUMNS = 'sum(engagement_ms) AS eng, sum(goals) AS goals, max(identified) AS idf, sum(purchases) AS buys';
 
 /**
- * The fold of a website's session parts into whole sessions that began in [start, end) and hold a pageview.
- * Its parts are read from a window a day wider on each side, so a session that began before the range (or
- * continues after it) is folded whole; only a session longer than a day could be misplaced.
+ * The fold of a website's session parts into whole sessions that began in one of the windows and hold a
+ * pageview. Parts are read from each window widened by a day on both sides, so a session that began before
+ * it (or continues after it) is folded whole; only a session longer than a day could be misplaced.
  */
-function sessionFold(columns: string, filters: readonly Filter[], params: Record<string, unknown>): string {
+export function sessionFold(columns: string, filters: readonly Filter[], windows: readonly Window[], params: Record<string, unknown>): string {
   return `SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it${columns ? `, ${columns}` : ''}
         FROM sessions
-        WHERE website_id = {w:UUID}
-          AND start_ts >= {start:DateTime64(3, 'UTC')} - INTERVAL 1 DAY AND start_ts < {end:DateTime64(3, 'UTC')} + INTERVAL 1 DAY${sessionFilterSql(filters, params)}
+        WHERE website_id = {w:UUID} AND ${inWindows('start_ts', windows, params, '1 DAY')}${sessionFilterSql(filters, windows, params)}
         GROUP BY session_id
-        HAVING s >= {start:DateTime64(3, 'UTC')} AND s < {end:DateTime64(3, 'UTC')} AND pv > 0`;
+        HAVING ${inWindows('s', windows, params)} AND pv > 0`;
+}
+
+/** The rollup dimension that holds a query dimension's event metrics, and its session metrics. */
+function rollupDims(d: Dimension | undefined): { events: string; sessions: string } | undefined {
+  switch (d) {
+    case undefined:
+    case 'time:day':
+    case 'time:month':
+      return { events: '', sessions: 's:' };
+    case 'time:hour':
+      return undefined;
+    case 'page':
+      return { events: 'page', sessions: 's:entry_page' };
+    case 'entry_page':
+    case 'exit_page':
+      return { events: `s:${d}`, sessions: `s:${d}` };
+    default:
+      return { events: d, sessions: `s:${d}` };
+  }
+}
+
+function rollupKey(d: Dimension | undefined): string {
+  switch (d) {
+    case undefined:
+      return "''";
+    case 'time:day':
+      return 'toString(date)';
+    case 'time:month':
+      return 'toString(toStartOfMonth(date))';
+    default:
+      return 'value';
+  }
+}
+
+/** Rows of one rollup dimension over the plan's days. */
+function rollupRows(columns: string, dim: string, plan: RollupPlan, d: Dimension | undefined, params: Record<string, unknown>): string {
+  params.rlo = plan.firstDay;
+  params.rhi = plan.lastDay;
+  params[`dim_${dim.replace(/\W/g, '_')}`] = dim;
+  return `SELECT ${rollupKey(d)} AS k, ${columns} FROM daily_rollups
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = {dim_${dim.replace(/\W/g, '_')}:String} AND date >= {rlo:Date} AND date <= {rhi:Date}`;
 }
 
 async function rows<T>(clickhouse: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
@@ -176,26 +238,39 @@ async function rows<T>(clickhouse: ClickHouseClient, query: string, params: Reco
 
 /** Runs a query; one row per key (a single '' key without a dimension). */
 export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Promise<StatsRow[]> {
-  const base = { w: q.websiteId, tz: q.timeZone, start: q.start / 1000, end: q.end / 1000 };
+  const base = { w: q.websiteId, tz: q.timeZone };
+  const dims = q.filters.length === 0 ? rollupDims(q.dimension) : undefined;
+  const plan = dims ? await rollupPlan(clickhouse, q.websiteId, q.timeZone, q.start, q.end) : undefined;
+  const windows: Window[] = plan ? plan.rawWindows : [{ start: q.start, end: q.end }];
   const merged = new Map<string, MetricValues>();
   const put = (key: string, values: MetricValues) => merged.set(key, { ...merged.get(key), ...values });
+  const union = (selects: (string | undefined)[]) => selects.filter((p): p is string => p !== undefined).join('\n      UNION ALL\n      ');
+  const parts: Promise<void>[] = [];
+  if (q.total && !q.dimension?.startsWith('time:')) throw new RangeError('total needs a time dimension');
+  const groupBy = q.total ? 'GROUP BY GROUPING SETS ((k), ())' : 'GROUP BY k';
 
   const bySessions = q.dimension !== undefined && SESSION_DIMENSIONS.has(q.dimension);
+  // Visitor sketches are the costly part of a rollup read: merged only when visitors are asked for.
+  const wantVisitors = q.metrics.includes('visitors');
   if (!bySessions && q.metrics.some((m) => EVENT_METRICS.includes(m))) {
     const params: Record<string, unknown> = { ...base };
     // Filter on the page dimension means pageviews only: every other event has no page.
     const onlyPageviews = q.dimension === 'page' ? " AND type = 'pageview'" : '';
-    const sql = `SELECT ${eventKey(q.dimension)} AS k,
-        uniqIf(visitor_id, type IN ('pageview', 'event') AND visitor_id != '') AS visitors,
-        countIf(type = 'pageview') AS pageviews,
-        countIf(type IN ('pageview', 'event')) AS events
+    const raw = windows.length
+      ? `SELECT ${eventKey(q.dimension)} AS k, ${wantVisitors ? "uniqStateIf(visitor_id, visitor_id != '') AS v, " : ''}countIf(type = 'pageview') AS pv, count() AS ev
       FROM events
-      WHERE website_id = {w:UUID} AND ts >= {start:DateTime64(3, 'UTC')} AND ts < {end:DateTime64(3, 'UTC')}
-        AND type IN ('pageview', 'event')${onlyPageviews}${filterSql(q.filters, params)}
-      GROUP BY k`;
-    for (const r of await rows<{ k: string; visitors: string; pageviews: string; events: string }>(clickhouse, sql, params)) {
-      put(r.k, { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) });
-    }
+      WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND type IN ('pageview', 'event')${onlyPageviews}${filterSql(q.filters, params)}
+      GROUP BY k`
+      : undefined;
+    const rolled = plan && dims ? rollupRows(`${wantVisitors ? 'visitors AS v, ' : ''}pageviews AS pv, events AS ev`, dims.events, plan, q.dimension, params) : undefined;
+    const sql = `SELECT k, ${wantVisitors ? 'uniqMerge(v)' : '0'} AS visitors, sum(pv) AS pageviews, sum(ev) AS events FROM (
+      ${union([raw, rolled])}
+    ) ${groupBy}`;
+    parts.push(
+      rows<{ k: string; visitors: string; pageviews: string; events: string }>(clickhouse, sql, params).then((result) => {
+        for (const r of result) put(r.k, { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) });
+      }),
+    );
   }
 
   // By page, a visit's score counts for every page it viewed (not only its entry page).
@@ -209,39 +284,65 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       score ? SCORE_COLUMNS : '',
       dimensionColumn ?? '',
     ].filter(Boolean);
-    const sql = `SELECT ${sessionKey(q.dimension)} AS k,
-        ${bySessions ? "uniqIf(visitor, visitor != '') AS visitors, sum(pv) AS pageviews, sum(ev) AS events," : ''}
-        ${score ? `round(avg(${VALUE_SCORE_SQL}), 1) AS value_score,` : ''}
-        count() AS visits,
-        round(avg(dateDiff('second', s, e))) AS visit_duration,
-        round(100 * countIf(pv = 1 AND it = 0) / count()) AS bounce_rate
-      FROM (${sessionFold(columns.join(', '), q.filters, params)})
-      GROUP BY k`;
-    type SessionRow = { k: string; visitors: string; pageviews: string; events: string; visits: string; value_score: number; visit_duration: number; bounce_rate: number };
-    for (const r of await rows<SessionRow>(clickhouse, sql, params)) {
-      put(r.k, {
-        ...(bySessions ? { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) } : {}),
-        ...(score ? { value_score: Number(r.value_score) } : {}),
-        visits: Number(r.visits),
-        visit_duration: Number(r.visit_duration),
-        bounce_rate: Number(r.bounce_rate),
-      });
-    }
+    const raw = windows.length
+      ? `SELECT ${sessionKey(q.dimension)} AS k, count() AS visits, countIf(pv = 1 AND it = 0) AS bounces, toUInt64(sum(dateDiff('second', s, e))) AS duration_s,
+          toFloat64(${score ? `sum(${VALUE_SCORE_SQL})` : '0'}) AS score_sum,
+          ${bySessions && wantVisitors ? "uniqStateIf(visitor, visitor != '') AS v," : ''} ${bySessions ? 'sum(pv) AS pvs, sum(ev) AS evs' : '0 AS pvs, 0 AS evs'}
+        FROM (${sessionFold(columns.join(', '), q.filters, windows, params)})
+        GROUP BY k`
+      : undefined;
+    const rolled =
+      plan && dims
+        ? rollupRows(`visits, bounces, duration_s, score_sum, ${bySessions && wantVisitors ? 'visitors AS v, ' : ''}pageviews AS pvs, events AS evs`, dims.sessions, plan, q.dimension, params)
+        : undefined;
+    const sql = `SELECT k, sum(visits) AS n, round(sum(duration_s) / n) AS visit_duration,
+        round(100 * sum(bounces) / n) AS bounce_rate, round(sum(score_sum) / n, 1) AS value_score,
+        ${bySessions && wantVisitors ? 'uniqMerge(v)' : '0'} AS visitors, sum(pvs) AS pageviews, sum(evs) AS events
+      FROM (
+      ${union([raw, rolled])}
+      ) ${groupBy} HAVING n > 0`;
+    type SessionRow = { k: string; visitors: string; pageviews: string; events: string; n: string; value_score: number; visit_duration: number; bounce_rate: number };
+    parts.push(
+      rows<SessionRow>(clickhouse, sql, params).then((result) => {
+        for (const r of result) {
+          put(r.k, {
+            ...(bySessions ? { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) } : {}),
+            ...(score ? { value_score: Number(r.value_score) } : {}),
+            visits: Number(r.n),
+            visit_duration: Number(r.visit_duration),
+            bounce_rate: Number(r.bounce_rate),
+          });
+        }
+      }),
+    );
   }
 
   if (scoreByViews) {
     const params: Record<string, unknown> = { ...base };
-    const sql = `SELECT v.pathname AS k, round(avg(${VALUE_SCORE_SQL}), 1) AS value_score
+    // The pages a visit viewed, up to a day after its window (a visit may run on past the range's end).
+    const raw = windows.length
+      ? `SELECT v.pathname AS k, toFloat64(sum(${VALUE_SCORE_SQL})) AS score_sum, count() AS scored
       FROM (
         SELECT DISTINCT pathname, session_id FROM events
-        WHERE website_id = {w:UUID} AND ts >= {start:DateTime64(3, 'UTC')} AND ts < {end:DateTime64(3, 'UTC')}
+        WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params, '1 DAY')}
           AND type = 'pageview' AND session_id != ''${filterSql(q.filters, params)}
       ) AS v
-      INNER JOIN (${sessionFold(SCORE_COLUMNS, [], params)}) AS f ON f.session_id = v.session_id
-      GROUP BY k`;
-    for (const r of await rows<{ k: string; value_score: number }>(clickhouse, sql, params)) put(r.k, { value_score: Number(r.value_score) });
+      INNER JOIN (${sessionFold(SCORE_COLUMNS, [], windows, params)}) AS f ON f.session_id = v.session_id
+      GROUP BY k`
+      : undefined;
+    const rolled = plan ? rollupRows('score_sum, scored', 'page_scores', plan, q.dimension, params) : undefined;
+    const sql = `SELECT k, round(sum(score_sum) / sum(scored), 1) AS value_score FROM (
+      ${union([raw, rolled])}
+    ) GROUP BY k HAVING sum(scored) > 0`;
+    parts.push(
+      rows<{ k: string; value_score: number }>(clickhouse, sql, params).then((result) => {
+        for (const r of result) put(r.k, { value_score: Number(r.value_score) });
+      }),
+    );
   }
 
+  // The parts read different tables and fill different metrics: the store runs them side by side.
+  await Promise.all(parts);
   return [...merged.entries()].map(([key, values]) => ({ key, values: pick(values, q.metrics) }));
 }
 
@@ -273,7 +374,7 @@ export async function listVisits(
   q: Pick<StatsQuery, 'websiteId' | 'start' | 'end' | 'filters'>,
   page: { limit: number; offset: number },
 ): Promise<VisitRow[]> {
-  const params: Record<string, unknown> = { w: q.websiteId, start: q.start / 1000, end: q.end / 1000, limit: page.limit, offset: page.offset };
+  const params: Record<string, unknown> = { w: q.websiteId, limit: page.limit, offset: page.offset };
   const columns = [
     SCORE_COLUMNS,
     'any(visitor_id) AS visitor',
@@ -287,7 +388,7 @@ export async function listVisits(
   ].join(', ');
   const sql = `SELECT session_id, visitor, toUnixTimestamp64Milli(s) AS started_ms, country, town, device, br, system, landing, ref,
       it > 0 AS interacted, ${VALUE_SCORE_SQL} AS score
-    FROM (${sessionFold(columns, q.filters, params)})
+    FROM (${sessionFold(columns, q.filters, [{ start: q.start, end: q.end }], params)})
     ORDER BY s DESC, session_id ASC
     LIMIT {limit:UInt32} OFFSET {offset:UInt64}`;
   type Row = { session_id: string; visitor: string; started_ms: string; country: string; town: string; device: string; br: string; system: string; landing: string; ref: string; interacted: number; score: number };

@@ -127,6 +127,12 @@ describe('heatmapPages', () => {
     expect((await heatmapPages(ctx.clickhouse, site.id, 2)).pages.map((p) => p.url)).toEqual(['/pricing', '/alpha']);
     expect((await heatmapPages(ctx.clickhouse, other.id, 20)).pages).toEqual([expect.objectContaining({ url: '/zeta', total_interactions: 1 })]);
     expect((await heatmapPages(ctx.clickhouse, randomUUID(), 20)).pages).toEqual([]);
+
+    // Once merges have collapsed the copies (one part per partition, read without merging), nothing changes.
+    await ctx.clickhouse.command({ query: `SYSTEM START MERGES ${ctx.config.CLICKHOUSE_DATABASE}.interactions` });
+    await ctx.clickhouse.command({ query: 'OPTIMIZE TABLE interactions FINAL' });
+    expect(await scalar(q, { w: site.id })).toBe(8);
+    expect(await heatmapPages(ctx.clickhouse, site.id, 20)).toEqual(data);
   });
 });
 
@@ -205,6 +211,27 @@ describe('replaySessions', () => {
     const others = await replaySessions(ctx.clickhouse, other.id, { limit: 10, offset: 0 });
     expect(others.sessions).toHaveLength(1);
     expect(others.sessions[0]).toMatchObject({ event_count: 1, duration_seconds: 0 });
+
+    // Later retried copies of both of A's chunks: A now starts at the copies' time (the latest copy of each
+    // seq is the one that counts), so it is the newest recording and leads the first page.
+    const aChunks = await (
+      await ctx.clickhouse.query({ query: 'SELECT * FROM replay_chunks WHERE session_id = {s:String} ORDER BY seq', query_params: { s: a }, format: 'JSONEachRow' })
+    ).json<Record<string, unknown>>();
+    expect(aChunks.map((r) => r.seq)).toEqual([0, 1]);
+    const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+    const late = Date.parse(sc.ended_at) + 1000;
+    await ctx.clickhouse.insert({
+      table: 'replay_chunks',
+      values: aChunks.map((r, i) => ({ ...r, ts: chTime(late + i * 100) })),
+      format: 'JSONEachRow',
+      clickhouse_settings: { insert_deduplication_token: `test-${randomUUID()}` },
+    });
+    const reordered = await replaySessions(ctx.clickhouse, site.id, { limit: 1, offset: 0 });
+    expect(reordered.pagination).toEqual({ limit: 1, offset: 0, has_more: true });
+    expect(reordered.sessions).toEqual([
+      expect.objectContaining({ id: a, page_url: '/landing', device_type: 'desktop', event_count: 5, started_at: new Date(late).toISOString(), ended_at: new Date(late + 100).toISOString(), duration_seconds: 0.1 }),
+    ]);
+    expect((await replaySessions(ctx.clickhouse, site.id, { limit: 10, offset: 1 })).sessions.map((s) => s.id)).toEqual([c, b]);
   });
 });
 

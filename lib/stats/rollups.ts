@@ -1,0 +1,183 @@
+// Daily rollups (sql/clickhouse/004_rollups.sql): the clock computes each website's closed days in its time
+// zone, and the query model reads whole rolled-up days from them, the rest of a range from the raw tables.
+// A day is closed RAW_TAIL_MS after it ends: server events may carry a ts up to 24 h old, and queued jobs
+// need a moment to land. Visits still getting events after that are counted as they stood then.
+import type { ClickHouseClient } from '../clickhouse/client';
+import { SCORE_COLUMNS, sessionFold, VALUE_SCORE_SQL, type Window } from './query';
+import { addDays, daysBetween, formatDate, localParts, parseDate, startOfDay, today, type LocalDate } from './time';
+
+export const RAW_TAIL_MS = 26 * 3600_000;
+/** Days one job run computes per website at most (a backfill continues on the next run). */
+export const MAX_DAYS_PER_RUN = 62;
+
+export interface RollupPlan {
+  /** Rolled-up local days, inclusive, as YYYY-MM-DD. */
+  firstDay: string;
+  lastDay: string;
+  /** What the raw tables still answer: the parts of the range before and after those days. */
+  rawWindows: Window[];
+}
+
+async function select<T>(clickhouse: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
+  return (await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' })).json<T>();
+}
+
+/** The local date of an instant when it is that date's midnight; undefined for any other instant. */
+function midnightDate(instant: number, timeZone: string): LocalDate | undefined {
+  const p = localParts(instant, timeZone);
+  const d = { year: p.year, month: p.month, day: p.day };
+  return startOfDay(d, timeZone) === instant ? d : undefined;
+}
+
+/**
+ * Coverage only grows (a new day is appended; expired days expire with their raw rows), so a remembered
+ * coverage stays true: at worst it is a little short and more of a range is read raw.
+ */
+const COVERAGE_MEMORY_MS = 60_000;
+const knownCoverage = new Map<string, { at: number; coverage: { first: LocalDate; last: LocalDate } }>();
+
+async function cachedCoverage(clickhouse: ClickHouseClient, websiteId: string, timeZone: string) {
+  const key = `${websiteId}|${timeZone}`;
+  const known = knownCoverage.get(key);
+  if (known && Date.now() - known.at < COVERAGE_MEMORY_MS) return known.coverage;
+  const coverage = await rollupCoverage(clickhouse, websiteId, timeZone);
+  if (coverage) {
+    if (knownCoverage.size > 10_000) knownCoverage.clear();
+    knownCoverage.set(key, { at: Date.now(), coverage });
+  }
+  return coverage;
+}
+
+/** The computed days of a website in a time zone, when they form one unbroken run. */
+export async function rollupCoverage(clickhouse: ClickHouseClient, websiteId: string, timeZone: string): Promise<{ first: LocalDate; last: LocalDate } | undefined> {
+  const [row] = await select<{ lo: string; hi: string; n: string }>(
+    clickhouse,
+    `SELECT toString(min(date)) AS lo, toString(max(date)) AS hi, uniqExact(date) AS n
+     FROM daily_rollups WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = '_'`,
+    { w: websiteId, tz: timeZone },
+  );
+  const first = row && Number(row.n) > 0 ? parseDate(row.lo) : undefined;
+  const last = first && parseDate(row.hi);
+  if (!first || !last || daysBetween(first, last) + 1 !== Number(row.n)) return undefined;
+  return { first, last };
+}
+
+/** Which whole days of [start, end) the rollups answer; undefined when none (or the range is not whole days). */
+export async function rollupPlan(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, start: number, end: number): Promise<RollupPlan | undefined> {
+  const from = midnightDate(start, timeZone);
+  const until = midnightDate(end, timeZone);
+  if (!from || !until) return undefined;
+  const coverage = await cachedCoverage(clickhouse, websiteId, timeZone);
+  if (!coverage) return undefined;
+  const first = daysBetween(coverage.first, from) > 0 ? from : coverage.first;
+  const lastInRange = addDays(until, -1);
+  const last = daysBetween(coverage.last, lastInRange) < 0 ? lastInRange : coverage.last;
+  if (daysBetween(first, last) < 0) return undefined;
+  const rolledStart = startOfDay(first, timeZone);
+  const rolledEnd = startOfDay(addDays(last, 1), timeZone);
+  const rawWindows = [
+    { start, end: rolledStart },
+    { start: rolledEnd, end },
+  ].filter((w) => w.end > w.start);
+  return { firstDay: formatDate(first), lastDay: formatDate(last), rawWindows };
+}
+
+const COLUMNS = 'website_id, tz, date, dim, value, visitors, pageviews, events, visits, bounces, duration_s, score_sum, scored, expire_at';
+/** Event columns by which event metrics are rolled up ('' = totals; page counts pageviews only). */
+const EVENT_DIMS = `[('', ''), ('page', pathname), ('country', toString(country_code)), ('device', toString(device_type)),
+  ('browser', toString(browser)), ('os', toString(os)), ('source', toString(source_name)), ('utm_source', toString(utm_source)),
+  ('utm_medium', toString(utm_medium)), ('utm_campaign', toString(utm_campaign))]`;
+/** A visit's values by which session metrics are rolled up (the same expressions the query model folds). */
+const SESSION_VALUES = `argMinMerge(entry_page) AS entry, argMaxMerge(exit_page) AS exit_, any(country_code) AS country, any(device_type) AS device,
+  any(browser) AS br, any(os) AS os_, argMinMerge(source_name) AS src, argMinMerge(utm_source) AS us, argMinMerge(utm_medium) AS um,
+  argMinMerge(utm_campaign) AS uc, sum(events) AS ev, any(visitor_id) AS visitor, max(expire_at) AS exp`;
+const SESSION_DIMS = `[('s:', ''), ('s:entry_page', entry), ('s:exit_page', exit_), ('s:country', toString(country)), ('s:device', toString(device)),
+  ('s:browser', toString(br)), ('s:os', toString(os_)), ('s:source', src), ('s:utm_source', us), ('s:utm_medium', um), ('s:utm_campaign', uc)]`;
+/** Markers outlive any plan's retention: a day's marker only says the day was computed. */
+const MARKER_TTL_DAYS = 1830;
+
+/** Computes (or recomputes) the rollups of local days [first, last] of one website in its time zone. */
+export async function computeRollups(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: LocalDate, last: LocalDate): Promise<void> {
+  const window = { start: startOfDay(first, timeZone), end: startOfDay(addDays(last, 1), timeZone) };
+  const base = { w: websiteId, tz: timeZone, a: window.start / 1000, b: window.end / 1000 };
+  const T = "DateTime64(3, 'UTC')";
+  // A run that failed half-way left rows without markers: clear the days first, so that every (day, dim,
+  // value) has one row and readers need no FINAL.
+  await clickhouse.command({
+    query: `DELETE FROM daily_rollups WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date}`,
+    query_params: { w: websiteId, tz: timeZone, first: formatDate(first), last: formatDate(last) },
+  });
+  await clickhouse.command({
+    query: `INSERT INTO daily_rollups (${COLUMNS})
+      SELECT {w:UUID}, {tz:String}, toDate(ts, {tz:String}) AS day, d.1 AS dim, d.2 AS val,
+        uniqStateIf(visitor_id, visitor_id != ''), countIf(type = 'pageview'), count(), 0, 0, 0, 0, 0, max(expire_at)
+      FROM events ARRAY JOIN ${EVENT_DIMS} AS d
+      WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} AND type IN ('pageview', 'event') AND (d.1 != 'page' OR type = 'pageview')
+      GROUP BY day, dim, val`,
+    query_params: base,
+  });
+  const foldParams: Record<string, unknown> = { ...base };
+  const fold = sessionFold(`${SCORE_COLUMNS}, ${SESSION_VALUES}`, [], [window], foldParams);
+  await clickhouse.command({
+    query: `INSERT INTO daily_rollups (${COLUMNS})
+      SELECT {w:UUID}, {tz:String}, toDate(s, {tz:String}) AS day, d.1 AS dim, d.2 AS val,
+        uniqStateIf(visitor, visitor != ''), sum(pv), sum(ev), count(), countIf(pv = 1 AND it = 0),
+        toUInt64(sum(dateDiff('second', s, e))), toFloat64(sum(${VALUE_SCORE_SQL})), count(), max(exp)
+      FROM (${fold}) ARRAY JOIN ${SESSION_DIMS} AS d
+      GROUP BY day, dim, val`,
+    query_params: foldParams,
+  });
+  const viewParams: Record<string, unknown> = { ...base };
+  const scoredFold = sessionFold(`${SCORE_COLUMNS}, max(expire_at) AS exp`, [], [window], viewParams);
+  await clickhouse.command({
+    // A visit counts for every page it viewed, up to a day after its day (it may run on past midnight).
+    query: `INSERT INTO daily_rollups (${COLUMNS})
+      SELECT {w:UUID}, {tz:String}, toDate(f.s, {tz:String}) AS day, 'page_scores', v.pathname,
+        uniqStateIf('', 0), 0, 0, 0, 0, 0, toFloat64(sum(${VALUE_SCORE_SQL})), count(), max(f.exp)
+      FROM (
+        SELECT DISTINCT pathname, session_id FROM events
+        WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} + INTERVAL 1 DAY AND type = 'pageview' AND session_id != ''
+      ) AS v
+      INNER JOIN (${scoredFold}) AS f ON f.session_id = v.session_id
+      GROUP BY day, v.pathname`,
+    query_params: viewParams,
+  });
+  // Markers last: a day counts as rolled up only once all its rows are in.
+  await clickhouse.command({
+    query: `INSERT INTO daily_rollups (${COLUMNS})
+      SELECT {w:UUID}, {tz:String}, addDays({first:Date}, number) AS day, '_', '', arrayReduce('uniqState', CAST([], 'Array(String)')), 0, 0, 0, 0, 0, 0, 0,
+        toDateTime(addDays(day, ${MARKER_TTL_DAYS}))
+      FROM numbers({n:UInt32})`,
+    query_params: { w: websiteId, tz: timeZone, first: formatDate(first), n: daysBetween(first, last) + 1 },
+  });
+}
+
+/** The last local day of a time zone that can no longer change at `now`. */
+export function lastClosedDay(timeZone: string, now: number): LocalDate {
+  let day = addDays(today(timeZone, now), -1);
+  while (startOfDay(addDays(day, 1), timeZone) + RAW_TAIL_MS > now) day = addDays(day, -1);
+  return day;
+}
+
+/**
+ * Brings one website's rollups up to its last closed day: from the day after the last computed one (or its
+ * first event's day), at most MAX_DAYS_PER_RUN days. Answers the days computed.
+ */
+export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, now: number): Promise<number> {
+  const closed = lastClosedDay(site.timezone, now);
+  const coverage = await rollupCoverage(clickhouse, site.id, site.timezone);
+  let first = coverage ? addDays(coverage.last, 1) : undefined;
+  if (!first) {
+    const [row] = await select<{ t: string }>(
+      clickhouse,
+      `SELECT toString(toUnixTimestamp64Milli(min(ts))) AS t FROM events WHERE website_id = {w:UUID} HAVING count() > 0`,
+      { w: site.id },
+    );
+    if (!row) return 0;
+    first = today(site.timezone, Number(row.t));
+  }
+  if (daysBetween(first, closed) < 0) return 0;
+  const last = daysBetween(first, closed) >= MAX_DAYS_PER_RUN ? addDays(first, MAX_DAYS_PER_RUN - 1) : closed;
+  await computeRollups(clickhouse, site.id, site.timezone, first, last);
+  return daysBetween(first, last) + 1;
+}

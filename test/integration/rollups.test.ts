@@ -1,0 +1,180 @@
+// Daily rollups: the query model gives the same numbers with and without them (every dimension and metric,
+// across a DST change, with visits that run past midnight), reads them when they exist, and the job computes
+// only closed days, once.
+import { randomUUID } from 'node:crypto';
+import { rollupDaily } from '../../jobs/rollupDaily';
+import { insertEventsText } from '../../lib/ingest/chWriter';
+import { packEvents, type EventRow } from '../../lib/ingest/rows';
+import { createLogger } from '../../lib/log';
+import { analyticsOverview, topPages } from '../../lib/external/analytics';
+import { runStats, type Dimension, type ModelMetric, type StatsRow } from '../../lib/stats/query';
+import { computeRollups, lastClosedDay, rollupCoverage, rollupPlan, rollUpWebsite } from '../../lib/stats/rollups';
+import { addDays, formatDate, parseDate, startOfDay } from '../../lib/stats/time';
+import { createWebsite, registerUser } from '../helpers/accounts';
+import { createTestContext, type TestContext } from '../helpers/context';
+import { eventRow } from '../helpers/statsFixture';
+
+const TZ = 'Europe/Berlin';
+let ctx: TestContext;
+let site: string;
+
+/** A small deterministic generator (mulberry32). */
+function prng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** ~300 visits of 40 visitors from 20 March to 5 April 2026 (DST on the 29th), some across midnight. */
+function generate(websiteId: string): EventRow[] {
+  const rand = prng(42);
+  const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
+  const rows: EventRow[] = [];
+  const start = Date.parse('2026-03-20T00:00:00Z');
+  for (let i = 0; i < 300; i++) {
+    const visitor = `v${Math.floor(rand() * 40)}`;
+    const session = `s${i}`;
+    // Late-evening starts are common so that visits cross local midnight.
+    const t0 = start + Math.floor(rand() * 16) * 86_400_000 + (rand() < 0.3 ? 21.5 * 3600_000 + rand() * 3 * 3600_000 : rand() * 86_400_000);
+    const common = {
+      visitor_id: visitor, session_id: session, country_code: pick(['DE', 'US', 'FR', '']), browser: pick(['Chrome', 'Firefox', 'Safari']),
+      device_type: pick(['desktop', 'mobile']), os: pick(['Linux', 'iOS', 'Windows']), source_name: pick(['Google', 'Direct / None', 'Twitter']),
+      utm_source: pick(['', 'newsletter']), utm_medium: pick(['', 'email']), utm_campaign: pick(['', 'spring']),
+    };
+    const steps = 1 + Math.floor(rand() * 4);
+    let t = t0;
+    for (let k = 0; k < steps; k++) {
+      rows.push(eventRow(websiteId, { ...common, pathname: pick(['/', '/a', '/b', '/c', '/pricing']), ts: new Date(t).toISOString() }));
+      t += Math.floor(rand() * 20 * 60_000);
+    }
+    const extra = rand();
+    if (extra < 0.2) rows.push(eventRow(websiteId, { ...common, type: 'event', name: 'Signup', pathname: '', ts: new Date(t).toISOString() }));
+    else if (extra < 0.35) rows.push(eventRow(websiteId, { ...common, type: 'engagement', engagement_ms: Math.floor(rand() * 300_000), ts: new Date(t).toISOString() }));
+    else if (extra < 0.45) rows.push(eventRow(websiteId, { ...common, type: 'goal', name: 'Trial', ts: new Date(t).toISOString() }));
+    else if (extra < 0.5) rows.push(eventRow(websiteId, { ...common, type: 'identify', ts: new Date(t).toISOString() }));
+    else if (extra < 0.55) rows.push(eventRow(websiteId, { ...common, type: 'purchase', revenue: 20, props: '{"status":"succeeded"}', ts: new Date(t).toISOString() }));
+  }
+  return rows;
+}
+
+const METRICS: ModelMetric[] = ['visitors', 'pageviews', 'events', 'visits', 'visit_duration', 'bounce_rate', 'value_score'];
+const DIMENSIONS: (Dimension | undefined)[] = [
+  undefined, 'time:day', 'time:month', 'page', 'country', 'device', 'browser', 'os', 'source', 'utm_source', 'utm_medium', 'utm_campaign', 'entry_page', 'exit_page',
+];
+const RANGES: [string, string][] = [
+  ['2026-03-20', '2026-04-05'], // everything
+  ['2026-03-27', '2026-04-02'], // a week around the DST change
+  ['2026-03-29', '2026-03-29'], // the 23-hour day
+  ['2026-03-25', '2026-04-12'], // runs past the rolled-up days
+];
+
+/** Each question whose answer differs, with both answers (a readable failure instead of one huge diff). */
+function differences(actual: Record<string, StatsRow[]>, expected: Record<string, StatsRow[]>): string[] {
+  return Object.keys(expected)
+    .filter((k) => JSON.stringify(actual[k]) !== JSON.stringify(expected[k]))
+    .map((k) => `${k}\n  got      ${JSON.stringify(actual[k])}\n  expected ${JSON.stringify(expected[k])}`);
+}
+
+const sorted = (rows: StatsRow[]) => [...rows].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+
+async function answers(): Promise<Record<string, StatsRow[]>> {
+  const out: Record<string, StatsRow[]> = {};
+  for (const [from, to] of RANGES) {
+    const start = startOfDay(parseDate(from)!, TZ);
+    const end = startOfDay(addDays(parseDate(to)!, 1), TZ);
+    for (const dimension of DIMENSIONS) {
+      const q = { websiteId: site, timeZone: TZ, start, end, metrics: METRICS, filters: [], dimension };
+      out[`${from}..${to} ${dimension ?? 'total'}`] = sorted(await runStats(ctx.clickhouse, q));
+    }
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  site = randomUUID();
+  const packed = packEvents(generate(site));
+  await insertEventsText(ctx.clickhouse, packed.eventsText, packed.eventIds);
+});
+afterAll(() => ctx.close());
+
+describe('daily rollups', () => {
+  let raw: Record<string, StatsRow[]>;
+
+  it('without rollups the model reads raw rows only', async () => {
+    expect(await rollupCoverage(ctx.clickhouse, site, TZ)).toBeUndefined();
+    expect(await rollupPlan(ctx.clickhouse, site, TZ, startOfDay(parseDate('2026-03-20')!, TZ), startOfDay(parseDate('2026-03-27')!, TZ))).toBeUndefined();
+    raw = await answers();
+    // the fixture is not trivial: several keys with traffic per dimension
+    expect(raw['2026-03-20..2026-04-05 page'].length).toBeGreaterThanOrEqual(5);
+    expect(raw['2026-03-20..2026-04-05 total'][0].values.visits).toBeGreaterThan(250);
+  });
+
+  it('gives the same numbers with part of the range rolled up (rollup and raw merged in one query)', async () => {
+    await computeRollups(ctx.clickhouse, site, TZ, parseDate('2026-03-22')!, parseDate('2026-03-30')!);
+    const plan = await rollupPlan(ctx.clickhouse, site, TZ, startOfDay(parseDate('2026-03-20')!, TZ), startOfDay(parseDate('2026-04-06')!, TZ));
+    expect(plan).toEqual({
+      firstDay: '2026-03-22',
+      lastDay: '2026-03-30',
+      rawWindows: [
+        { start: startOfDay(parseDate('2026-03-20')!, TZ), end: startOfDay(parseDate('2026-03-22')!, TZ) },
+        { start: startOfDay(parseDate('2026-03-31')!, TZ), end: startOfDay(parseDate('2026-04-06')!, TZ) },
+      ],
+    });
+    expect(differences(await answers(), raw)).toEqual([]);
+  });
+
+  it('the job rolls up only closed days, backfilling from the first event, and is idempotent', async () => {
+    const now = Date.parse('2026-04-08T10:00:00Z'); // 04-06 ended 2026-04-06T22:00Z; +26 h = 04-08 00:00Z
+    expect(formatDate(lastClosedDay(TZ, now))).toBe('2026-04-06');
+    expect(formatDate(lastClosedDay(TZ, Date.parse('2026-04-07T23:59:00Z')))).toBe('2026-04-05');
+    // The partial rollup above is extended from its last day, not recomputed.
+    expect(await rollUpWebsite(ctx.clickhouse, { id: site, timezone: TZ }, now)).toBe(7);
+    expect(await rollUpWebsite(ctx.clickhouse, { id: site, timezone: TZ }, now)).toBe(0);
+    const coverage = await rollupCoverage(ctx.clickhouse, site, TZ);
+    expect(coverage && [formatDate(coverage.first), formatDate(coverage.last)]).toEqual(['2026-03-22', '2026-04-06']);
+    expect(differences(await answers(), raw)).toEqual([]);
+  });
+
+  it('the scheduled job backfills a website from its first event and then only adds newly closed days', async () => {
+    const user = await registerUser(ctx, 'pro', 'rollups');
+    const w = await createWebsite(ctx, user, 'rollups.example.com');
+    await ctx.pool.query('UPDATE websites SET timezone = $2 WHERE id = $1', [w.id, 'America/New_York']);
+    const packed = packEvents([
+      eventRow(w.id, { visitor_id: 'x', session_id: 'x1', ts: '2026-04-01T15:00:00Z' }),
+      eventRow(w.id, { visitor_id: 'y', session_id: 'y1', ts: '2026-04-03T15:00:00Z' }),
+    ]);
+    await insertEventsText(ctx.clickhouse, packed.eventsText, packed.eventIds);
+    const logger = createLogger('silent', 'test');
+    // New York's 6 April ends at 04:00Z on the 7th; it closes 26 h later.
+    const first = await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-08T06:00:00Z'));
+    expect(first).toEqual({ websites: 1, days: 6 }); // 1 to 6 April
+    const coverage = await rollupCoverage(ctx.clickhouse, w.id, 'America/New_York');
+    expect(coverage && [formatDate(coverage.first), formatDate(coverage.last)]).toEqual(['2026-04-01', '2026-04-06']);
+    expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-08T06:00:00Z'))).toEqual({ websites: 1, days: 0 });
+    expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-09T06:00:00Z'))).toEqual({ websites: 1, days: 1 });
+  });
+
+  it('reads the rollups: raw rows of a rolled-up day no longer matter, while the raw tail still does', async () => {
+    const window = { start: startOfDay(parseDate('2026-03-24')!, TZ), end: startOfDay(parseDate('2026-03-25')!, TZ) };
+    const before = await analyticsOverview(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', Date.parse('2026-04-10T10:00:00Z'));
+    const pagesBefore = await topPages(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', 20, Date.parse('2026-04-10T10:00:00Z'));
+    await ctx.clickhouse.command({
+      query: `DELETE FROM events WHERE website_id = {w:UUID} AND ts >= {a:DateTime64(3, 'UTC')} AND ts < {b:DateTime64(3, 'UTC')}`,
+      query_params: { w: site, a: window.start / 1000, b: window.end / 1000 },
+    });
+    await ctx.clickhouse.command({ query: 'DELETE FROM sessions WHERE website_id = {w:UUID} AND start_ts >= {a:DateTime64(3, \'UTC\')} AND start_ts < {b:DateTime64(3, \'UTC\')}', query_params: { w: site, a: window.start / 1000, b: window.end / 1000 } });
+    const after = await analyticsOverview(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', Date.parse('2026-04-10T10:00:00Z'));
+    expect(after).toEqual(before);
+    expect(await topPages(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', 20, Date.parse('2026-04-10T10:00:00Z'))).toEqual(pagesBefore);
+    // 7 April is not rolled up: a new pageview there shows at once.
+    const late = packEvents([eventRow(site, { visitor_id: 'late', session_id: 'late-1', pathname: '/late', ts: '2026-04-07T12:00:00Z' })]);
+    await insertEventsText(ctx.clickhouse, late.eventsText, late.eventIds);
+    const withLate = await analyticsOverview(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', Date.parse('2026-04-10T10:00:00Z'));
+    expect(withLate.summary.total_page_views).toBe(before.summary.total_page_views + 1);
+    expect(withLate.daily_stats.find((d) => d.date === '2026-04-07')).toMatchObject({ total_visitors: 1, unique_visitors: 1, page_views: 1 });
+  });
+});
