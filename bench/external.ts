@@ -9,7 +9,7 @@
 // (bench/generate.ts: heatmap clicks, replay chunks, error events and error groups), then times each read
 // endpoint over HTTP with the full_access key (x-api-key), one request at a time: 3 warm-ups, then --runs.
 import { parseArgs } from 'node:util';
-import { generateBrowserData, generateEvents } from './generate';
+import { generateBrowserData, generateEvents, rollUp } from './generate';
 import { percentile } from './ingest-load';
 import { log, startService, type Service } from './service';
 
@@ -58,6 +58,9 @@ async function main(): Promise<number> {
     const gen = await generateEvents(service, target);
     log(`generated ${gen.events.toLocaleString('en-US')} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     started = Date.now();
+    // The clock keeps closed days rolled up in a running deployment; do now what it would have done.
+    const rolling = Date.now();
+    log(`${await rollUp(service)} in ${((Date.now() - rolling) / 1000).toFixed(1)} s`);
     const browser = await generateBrowserData(service, gen);
     log(
       `generated ${browser.interactions.toLocaleString('en-US')} clicks, ${browser.replaySessions.toLocaleString('en-US')} replayed sessions ` +

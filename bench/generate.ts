@@ -7,7 +7,7 @@
 // replays and errors belong to sessions that exist in `events`, at those sessions' times, with their visitor,
 // landing page, device, browser and OS.
 import { Client } from 'pg';
-import type { Service } from './service';
+import { runCli, type Service } from './service';
 
 const COUNTRIES = ['US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP', 'CA', 'NL', 'ES', 'IT', 'PL'];
 const SOURCES = ['Google', 'Direct / None', 'Direct / None', 'Twitter', 'newsletter', 'Bing', 'Facebook', 'Hacker News'];
@@ -262,4 +262,9 @@ export async function generateBrowserData(service: Service, gen: GeneratedEvents
     errors: await count(service, 'error_events'),
     errorGroups: rows.length,
   };
+}
+
+/** Runs `tidemark rollup` against the service: what the clock does for closed days in a live deployment. */
+export async function rollUp(service: Service): Promise<string> {
+  return runCli(service.env, ['rollup']);
 }

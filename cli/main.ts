@@ -10,6 +10,7 @@ import { createClickHouse } from '../lib/clickhouse/client';
 import { loadConfig, type Config } from '../lib/config';
 import { createPool, ensureDatabase } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
+import { rollupDaily } from '../jobs/rollupDaily';
 import { HttpError } from '../lib/errors';
 import { createLogger } from '../lib/log';
 import { parsePlanName, PLANS } from '../lib/plans';
@@ -65,6 +66,28 @@ const COMMANDS: Record<string, Command> = {
         });
         const applied = [...result.postgres.map((m) => `postgres ${m}`), ...result.clickhouse.map((m) => `clickhouse ${m}`)];
         ctx.io.out(applied.length ? `applied:\n${applied.map((a) => `  ${a}`).join('\n')}` : 'up to date');
+      } finally {
+        await clickhouse.close();
+      }
+    },
+  },
+  rollup: {
+    usage:
+      'tidemark rollup\n  Brings every website\'s daily rollups up to its last closed day now (the clock does this every 10 minutes,\n  62 days per website per run); run it after an upgrade or an import to backfill at once.',
+    options: {},
+    async run(_v, ctx) {
+      const pool = await ctx.pool();
+      const clickhouse = createClickHouse({ url: ctx.config.CLICKHOUSE_URL, database: ctx.config.CLICKHOUSE_DATABASE }, { requestTimeoutMs: 3_600_000 });
+      try {
+        let total = 0;
+        for (;;) {
+          const { websites, days } = await rollupDaily(pool, clickhouse, createLogger('warn', 'cli'));
+          total += days;
+          if (days === 0) {
+            ctx.io.out(`${websites} website(s) up to date; ${total} day(s) rolled up`);
+            return;
+          }
+        }
       } finally {
         await clickhouse.close();
       }

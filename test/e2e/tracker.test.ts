@@ -208,7 +208,10 @@ it('loads the replay bundle only when replay is on, and masks every input', asyn
     const requested: string[] = [];
     const page = await browser.newPage({ userAgent: USER_AGENT });
     page.on('request', (r) => requested.push(r.url()));
+    // The replay bundle loads lazily; on a busy machine that takes a while, so wait for it, not a fixed time.
+    const replayLoaded = page.waitForResponse((r) => /\/tracker\/replay\.[0-9a-f]{12}\.js$/.test(r.url()), { timeout: 20_000 });
     await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/signup`, { waitUntil: 'load' });
+    await replayLoaded;
     await page.waitForTimeout(500);
     await page.fill('#email', 'secret-person@example.com');
     await page.fill('#pw', 'hunter2-password');

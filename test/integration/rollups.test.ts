@@ -2,6 +2,7 @@
 // across a DST change, with visits that run past midnight), reads them when they exist, and the job computes
 // only closed days, once.
 import { randomUUID } from 'node:crypto';
+import { main } from '../../cli/main';
 import { rollupDaily } from '../../jobs/rollupDaily';
 import { insertEventsText } from '../../lib/ingest/chWriter';
 import { packEvents, type EventRow } from '../../lib/ingest/rows';
@@ -156,6 +157,20 @@ describe('daily rollups', () => {
     expect(coverage && [formatDate(coverage.first), formatDate(coverage.last)]).toEqual(['2026-04-01', '2026-04-06']);
     expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-08T06:00:00Z'))).toEqual({ websites: 1, days: 0 });
     expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-09T06:00:00Z'))).toEqual({ websites: 1, days: 1 });
+  });
+
+  it('`tidemark rollup` brings every website up to its last closed day at once', async () => {
+    const lines: string[] = [];
+    const io = { out: (t: string) => lines.push(t), err: (t: string) => lines.push(t), stdin: async () => '' };
+    const c = ctx.config;
+    const env = { DATABASE_URL: c.DATABASE_URL, CLICKHOUSE_URL: c.CLICKHOUSE_URL, CLICKHOUSE_DATABASE: c.CLICKHOUSE_DATABASE, REDIS_PREFIX: c.REDIS_PREFIX, DATA_DIR: c.DATA_DIR, JWT_SECRET: c.JWT_SECRET, LOG_LEVEL: 'silent' };
+    expect(await main(['rollup'], io, env)).toBe(0);
+    expect(lines.join('\n')).toMatch(/^1 website\(s\) up to date; \d+ day\(s\) rolled up$/);
+    const { rows } = await ctx.pool.query<{ id: string; timezone: string }>('SELECT id, timezone FROM websites');
+    const coverage = await rollupCoverage(ctx.clickhouse, rows[0].id, rows[0].timezone);
+    expect(coverage && formatDate(coverage.last)).toBe(formatDate(lastClosedDay(rows[0].timezone, Date.now())));
+    // more than one run's worth of days: the command looped until done
+    expect(Number(/; (\d+) day/.exec(lines[0])![1])).toBeGreaterThan(62);
   });
 
   it('reads the rollups: raw rows of a rolled-up day no longer matter, while the raw tail still does', async () => {
