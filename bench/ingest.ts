@@ -20,7 +20,7 @@ import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { formatSummary, summarizeProfile } from './cpuprofile-summary';
 import { percentile, type LoadResult } from './ingest-load';
-import { DIST, log, sleep, startService, type Service } from './service';
+import { DIST, log, runBenchmark, sleep, startService, type Service } from './service';
 
 const ROLES = ['store', 'web', 'worker', 'clock'] as const;
 type Role = (typeof ROLES)[number] | 'supervisor' | 'redis';
@@ -535,10 +535,4 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: Error) => {
-    process.stderr.write(`benchmark failed: ${err.stack ?? err.message}\n`);
-    process.exit(1);
-  },
-);
+runBenchmark(main);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { createClickHouse, type ClickHouseClient } from '../lib/clickhouse/client';
+import { percentile } from './ingest-load';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const DIST = path.join(ROOT, 'dist');
@@ -190,4 +191,55 @@ export async function startService(opts: { name: string; timezone?: string; extr
     await stop().catch(() => undefined);
     throw err;
   }
+}
+
+export interface Timing {
+  p50: number;
+  p99: number;
+  /** 200, or the last non-200 status seen (warm-ups included). */
+  status: number;
+  /** The first non-200 reply's body, if any. */
+  failure?: string;
+}
+
+/** Times GET `path` with the service's key, one request at a time: 3 warm-ups, then `runs` timed requests. */
+export async function timeGet(service: Service, path: string, runs: number): Promise<Timing> {
+  const url = `${service.base}${path}`;
+  const headers = { 'x-api-key': service.key };
+  let status = 200;
+  let failure: string | undefined;
+  const once = async (): Promise<number> => {
+    const t = process.hrtime.bigint();
+    const res = await fetch(url, { headers });
+    const body = await res.text();
+    const ms = Number(process.hrtime.bigint() - t) / 1e6;
+    if (res.status !== 200) {
+      status = res.status;
+      failure ??= `HTTP ${res.status} ${body.slice(0, 600)}`;
+    }
+    return ms;
+  };
+  for (let i = 0; i < 3; i++) await once();
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) ms.push(await once());
+  ms.sort((a, b) => a - b);
+  return { p50: percentile(ms, 50), p99: percentile(ms, 99), status, failure };
+}
+
+/** One row of a latency table: name │ p50 │ p99 │ target │ PASS, MISS or the HTTP status. */
+export function timingRow(name: string, width: number, r: Timing, target: { p50: number; p99: number }): string {
+  const pass = r.status === 200 && r.p50 <= target.p50 && r.p99 <= target.p99;
+  const verdict = r.status !== 200 ? `HTTP ${r.status}` : pass ? 'PASS' : 'MISS';
+  return `${name.padEnd(width)} │ ${`${r.p50.toFixed(0)} ms`.padStart(8)} │ ${`${r.p99.toFixed(0)} ms`.padStart(8)} │ ${`${target.p50} / ${target.p99} ms`.padEnd(16)} │ ${verdict}`;
+}
+
+/** Runs a benchmark's main and exits with its code; a crash prints its stack and exits 1. */
+export function runBenchmark(main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (err: Error) => {
+      process.stderr.write(`benchmark failed: ${err.stack ?? err.message}\n`);
+      process.exit(1);
+    },
+  );
 }

@@ -9,27 +9,9 @@
 // the sessions view fills as it would), then times each endpoint over HTTP, one request at a time.
 import { parseArgs } from 'node:util';
 import { generate, rollUp } from './generate';
-import { percentile } from './ingest-load';
-import { log, startService, type Service } from './service';
+import { log, runBenchmark, startService, timeGet, timingRow } from './service';
 
 const TARGETS = { aggregate: 100, timeseries: 150, breakdown: 250, p99: 500 };
-
-async function time(service: Service, path: string, runs: number): Promise<{ p50: number; p99: number; status: number }> {
-  const url = `${service.base}${path}`;
-  const headers = { 'x-api-key': service.key };
-  let status = 0;
-  for (let i = 0; i < 3; i++) status = (await fetch(url, { headers }).then(async (r) => (await r.text(), r))).status; // warm-up
-  const ms: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = process.hrtime.bigint();
-    const res = await fetch(url, { headers });
-    await res.text();
-    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
-    status = res.status;
-  }
-  ms.sort((a, b) => a - b);
-  return { p50: percentile(ms, 50), p99: percentile(ms, 99), status };
-}
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { events: { type: 'string' }, runs: { type: 'string' }, keep: { type: 'boolean' } } });
@@ -60,11 +42,8 @@ async function main(): Promise<number> {
       `${'query'.padEnd(38)} │ ${'p50'.padStart(8)} │ ${'p99'.padStart(8)} │ target p50 / p99 │ result`,
     ];
     for (const [name, path, p50Target] of cases) {
-      const r = await time(service, path, runs);
-      const pass = r.status === 200 && r.p50 <= p50Target && r.p99 <= TARGETS.p99;
-      lines.push(
-        `${name.padEnd(38)} │ ${`${r.p50.toFixed(0)} ms`.padStart(8)} │ ${`${r.p99.toFixed(0)} ms`.padStart(8)} │ ${`${p50Target} / ${TARGETS.p99} ms`.padEnd(16)} │ ${r.status !== 200 ? `HTTP ${r.status}` : pass ? 'PASS' : 'MISS'}`,
-      );
+      const r = await timeGet(service, path, runs);
+      lines.push(timingRow(name, 38, r, { p50: p50Target, p99: TARGETS.p99 }));
       log(lines[lines.length - 1]);
     }
     process.stdout.write(`${lines.join('\n')}\n`);
@@ -74,10 +53,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: Error) => {
-    process.stderr.write(`benchmark failed: ${err.stack ?? err.message}\n`);
-    process.exit(1);
-  },
-);
+runBenchmark(main);
