@@ -425,6 +425,22 @@ describe('rate limits, quota and usage', () => {
     expect(res.body.success).toBe(false);
   });
 
+  it('every endpoint answers 429 with Retry-After once the minute is spent', async () => {
+    const busy = await registerUser(ctx, 'pro', 'ext-busy');
+    await setTeamLimits(ctx.pool, busy.teamId, { rpm: 1 });
+    const busyKey = (await createApiKey(ctx, busy)).key;
+    const busySite = (await createWebsite(ctx, busy, 'busy.example.com')).id;
+    expect((await get('/usage', busyKey)).status).toBe(200);
+    const paths = ['/usage', '/websites', '/websites/ID', '/analytics/ID', '/analytics/ID/visitors', '/analytics/ID/pages', '/analytics/ID/countries',
+      '/analytics/ID/technology', '/heatmaps/ID/pages', '/replays/ID/sessions', '/errors/ID/groups', '/track/realtime/ID', `/stats/aggregate?site_id=ID&period=7d&metrics=visitors`];
+    for (const path of paths) {
+      const res = await get(path.replace('ID', busySite), busyKey);
+      expect([path, res.status, res.body.success]).toEqual([path, 429, false]);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('1');
+    }
+  });
+
   it('the monthly quota answers 429 with Retry-After once spent', async () => {
     const lean = await registerUser(ctx, 'pro', 'ext-quota');
     await setTeamLimits(ctx.pool, lean.teamId, { monthly: 2 });
@@ -439,17 +455,24 @@ describe('rate limits, quota and usage', () => {
 });
 
 describe('server errors', () => {
-  it('a store failure is a 500 in the envelope without internals', async () => {
+  it('a store failure is a 500 in the envelope without internals, on every endpoint that reads it', async () => {
     const broken = await createTestContext();
     try {
       const u = await registerUser(broken, 'pro', 'ext-broken');
+      await setTeamLimits(broken.pool, u.teamId, { rpm: null, monthly: null });
       const w = (await createWebsite(broken, u, 'broken.example.com')).id;
       const k = (await createApiKey(broken, u)).key;
-      await broken.clickhouse.command({ query: 'DROP TABLE sessions_mv' });
-      await broken.clickhouse.command({ query: 'DROP TABLE sessions' });
-      const res = await client(broken.baseUrl)('GET', `${V1}/analytics/${w}`, { apiKey: k });
-      expect(res.status).toBe(500);
-      expect(res.body).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Internal server error', timestamp: expect.any(String) } });
+      for (const table of ['sessions_mv', 'sessions', 'events', 'interactions', 'replay_chunks']) {
+        await broken.clickhouse.command({ query: `DROP TABLE ${table}` });
+      }
+      await broken.pool.query('DROP TABLE error_groups');
+      const paths = ['/analytics/ID', '/analytics/ID/visitors', '/analytics/ID/pages', '/analytics/ID/countries', '/analytics/ID/technology',
+        '/heatmaps/ID/pages', '/replays/ID/sessions', '/errors/ID/groups'];
+      for (const path of paths) {
+        const res = await client(broken.baseUrl)('GET', `${V1}${path.replace('ID', w)}`, { apiKey: k });
+        expect([path, res.status]).toEqual([path, 500]);
+        expect(res.body).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Internal server error', timestamp: expect.any(String) } });
+      }
     } finally {
       await broken.close();
     }
