@@ -11,7 +11,7 @@
 import { parseArgs } from 'node:util';
 import { generateBrowserData, generateEvents, rollUp } from './generate';
 import { recordPresence } from '../lib/realtime/presence';
-import { createRedis } from '../lib/redis';
+import { createRedis, waitReady } from '../lib/redis';
 import { log, runBenchmark, startService, timeGet, timingRow, type Service } from './service';
 
 const TARGET = { p50: 150, p99: 400 };
@@ -20,6 +20,7 @@ const TARGET = { p50: 150, p99: 400 };
 async function livePresence(service: Service, visitors: number): Promise<void> {
   const redis = createRedis(service.env.REDIS_URL!, 'request', 'bench');
   try {
+    await waitReady(redis);
     const now = Date.now();
     const hits = Array.from({ length: visitors }, (_, i) => ({
       websiteId: service.website.id,

@@ -4,7 +4,7 @@
 // range's visitors to one decimal; visitor records one per visit, newest first.
 import type { ClickHouseClient } from '../clickhouse/client';
 import { bucketLabels, resolveRange } from '../stats/period';
-import { listVisits, runStats, type Dimension, type StatsRow } from '../stats/query';
+import { listVisits, runEventBreakdowns, runStats, type StatsRow } from '../stats/query';
 import { parseDate, startOfDay } from '../stats/time';
 import type { AnalyticsData, CountriesData, PagesData, RangeName, TechnologyData, VisitorsData } from './schemas';
 
@@ -132,19 +132,15 @@ export async function topCountries(clickhouse: ClickHouseClient, site: SiteRef, 
 
 export async function technology(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, now = Date.now()): Promise<TechnologyData> {
   const { base } = window(site, range, now);
-  const share = async (dimension: Dimension) =>
-    (await runStats(clickhouse, { ...base, metrics: ['visitors'], dimension })).filter((r) => r.key !== '' && (r.values.visitors ?? 0) > 0).sort(byValue('visitors'));
-  const [total, devices, browsers, systems] = await Promise.all([
-    runStats(clickhouse, { ...base, metrics: ['visitors'] }),
-    share('device'),
-    share('browser'),
-    share('os'),
-  ]);
-  const totalVisitors = total[0]?.values.visitors ?? 0;
+  const by = await runEventBreakdowns(clickhouse, base, ['device', 'browser', 'os']);
+  const totalVisitors = by.total[0]?.values.visitors ?? 0;
   const rows = (list: StatsRow[]) =>
-    list.map((r) => {
-      const n = r.values.visitors ?? 0;
-      return { name: r.key, count: n, percentage: totalVisitors ? Math.min(100, Math.round((n / totalVisitors) * 1000) / 10) : 0 };
-    });
-  return { devices: rows(devices), browsers: rows(browsers), operating_systems: rows(systems), total_visitors: totalVisitors };
+    list
+      .filter((r) => r.key !== '' && (r.values.visitors ?? 0) > 0)
+      .sort(byValue('visitors'))
+      .map((r) => {
+        const n = r.values.visitors ?? 0;
+        return { name: r.key, count: n, percentage: totalVisitors ? Math.min(100, Math.round((n / totalVisitors) * 1000) / 10) : 0 };
+      });
+  return { devices: rows(by.device), browsers: rows(by.browser), operating_systems: rows(by.os), total_visitors: totalVisitors };
 }

@@ -146,12 +146,18 @@ export interface Window {
 
 const T = "DateTime64(3, 'UTC')";
 
-/** `column` within any of the windows, widened by `pad` on both sides (bound parameters w{i}a / w{i}b). */
-function inWindows(column: string, windows: readonly Window[], params: Record<string, unknown>, pad = ''): string {
+/**
+ * `column` within any of the windows (bound parameters w{i}a / w{i}b), optionally widened by a day: on both
+ * sides for session parts (a session that began earlier must be seen whole to be placed right), after the
+ * end only for a visit's events (they follow its start, and may run on past the window).
+ */
+function inWindows(column: string, windows: readonly Window[], params: Record<string, unknown>, widen: 'none' | 'around' | 'after' = 'none'): string {
   const clauses = windows.map((w, i) => {
     params[`w${i}a`] = w.start / 1000;
     params[`w${i}b`] = w.end / 1000;
-    return `(${column} >= {w${i}a:${T}}${pad ? ` - INTERVAL ${pad}` : ''} AND ${column} < {w${i}b:${T}}${pad ? ` + INTERVAL ${pad}` : ''})`;
+    const before = widen === 'around' ? ' - INTERVAL 1 DAY' : '';
+    const after = widen === 'none' ? '' : ' + INTERVAL 1 DAY';
+    return `(${column} >= {w${i}a:${T}}${before} AND ${column} < {w${i}b:${T}}${after})`;
   });
   return `(${clauses.join(' OR ')})`;
 }
@@ -164,7 +170,7 @@ function sessionFilterSql(filters: readonly Filter[], windows: readonly Window[]
   if (filters.length === 0) return '';
   return ` AND session_id IN (
     SELECT session_id FROM events
-    WHERE website_id = {w:UUID} AND type = 'pageview' AND ${inWindows('ts', windows, params, '1 DAY')}${filterSql(filters, params)})`;
+    WHERE website_id = {w:UUID} AND type = 'pageview' AND ${inWindows('ts', windows, params, 'after')}${filterSql(filters, params)})`;
 }
 
 const EVENT_METRICS: readonly ModelMetric[] = ['visitors', 'pageviews', 'events'];
@@ -186,7 +192,7 @@ export const SCORE_COLUMNS = 'sum(engagement_ms) AS eng, sum(goals) AS goals, ma
 export function sessionFold(columns: string, filters: readonly Filter[], windows: readonly Window[], params: Record<string, unknown>): string {
   return `SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it${columns ? `, ${columns}` : ''}
         FROM sessions
-        WHERE website_id = {w:UUID} AND ${inWindows('start_ts', windows, params, '1 DAY')}${sessionFilterSql(filters, windows, params)}
+        WHERE website_id = {w:UUID} AND ${inWindows('start_ts', windows, params, 'around')}${sessionFilterSql(filters, windows, params)}
         GROUP BY session_id
         HAVING ${inWindows('s', windows, params)} AND pv > 0`;
 }
@@ -324,7 +330,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       ? `SELECT v.pathname AS k, toFloat64(sum(${VALUE_SCORE_SQL})) AS score_sum, count() AS scored
       FROM (
         SELECT DISTINCT pathname, session_id FROM events
-        WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params, '1 DAY')}
+        WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params, 'after')}
           AND type = 'pageview' AND session_id != ''${filterSql(q.filters, params)}
       ) AS v
       INNER JOIN (${sessionFold(SCORE_COLUMNS, [], windows, params)}) AS f ON f.session_id = v.session_id
@@ -349,6 +355,48 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
 function pick(values: MetricValues, metrics: readonly ModelMetric[]): MetricValues {
   const out: MetricValues = {};
   for (const m of metrics) out[m] = values[m] ?? 0;
+  return out;
+}
+
+/** Dimensions whose event metrics several breakdowns can share one pass for. */
+export type EventDimension = 'country' | 'device' | 'browser' | 'os' | 'source' | 'utm_source' | 'utm_medium' | 'utm_campaign';
+
+/**
+ * Event metrics (visitors, pageviews, events) by several dimensions at once, plus the total under key ''
+ * of dimension 'total': one read of the rollups and one scan of the raw rows instead of one per dimension.
+ */
+export async function runEventBreakdowns(
+  clickhouse: ClickHouseClient,
+  q: Omit<StatsQuery, 'dimension' | 'total' | 'metrics'>,
+  dimensions: readonly EventDimension[],
+): Promise<Record<EventDimension | 'total', StatsRow[]>> {
+  const params: Record<string, unknown> = { w: q.websiteId, tz: q.timeZone, dims: ['', ...dimensions] };
+  const plan = q.filters.length === 0 ? await rollupPlan(clickhouse, q.websiteId, q.timeZone, q.start, q.end) : undefined;
+  const windows: Window[] = plan ? plan.rawWindows : [{ start: q.start, end: q.end }];
+  const pairs = [`('', '')`, ...dimensions.map((d) => `('${d}', toString(${FILTER_COLUMNS[d]}))`)].join(', ');
+  const selects: string[] = [];
+  if (windows.length) {
+    selects.push(`SELECT b.1 AS d, b.2 AS k, uniqStateIf(visitor_id, visitor_id != '') AS v, countIf(type = 'pageview') AS pv, count() AS ev
+      FROM events ARRAY JOIN [${pairs}] AS b
+      WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND type IN ('pageview', 'event')${filterSql(q.filters, params)}
+      GROUP BY d, k`);
+  }
+  if (plan) {
+    params.rlo = plan.firstDay;
+    params.rhi = plan.lastDay;
+    selects.push(`SELECT dim AS d, value AS k, visitors AS v, pageviews AS pv, events AS ev FROM daily_rollups
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim IN {dims:Array(String)} AND date >= {rlo:Date} AND date <= {rhi:Date}`);
+  }
+  const sql = `SELECT d, k, uniqMerge(v) AS visitors, sum(pv) AS pageviews, sum(ev) AS events FROM (
+      ${selects.join('\n      UNION ALL\n      ')}
+    ) GROUP BY d, k`;
+  const out = Object.fromEntries([...dimensions, 'total'].map((d) => [d, [] as StatsRow[]])) as Record<EventDimension | 'total', StatsRow[]>;
+  for (const r of await rows<{ d: string; k: string; visitors: string; pageviews: string; events: string }>(clickhouse, sql, params)) {
+    out[(r.d === '' ? 'total' : r.d) as EventDimension | 'total'].push({
+      key: r.k,
+      values: { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) },
+    });
+  }
   return out;
 }
 

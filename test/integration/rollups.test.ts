@@ -8,7 +8,7 @@ import { insertEventsText } from '../../lib/ingest/chWriter';
 import { packEvents, type EventRow } from '../../lib/ingest/rows';
 import { createLogger } from '../../lib/log';
 import { analyticsOverview, topPages } from '../../lib/external/analytics';
-import { runStats, type Dimension, type ModelMetric, type StatsRow } from '../../lib/stats/query';
+import { runEventBreakdowns, runStats, type Dimension, type ModelMetric, type StatsRow } from '../../lib/stats/query';
 import { computeRollups, lastClosedDay, rollupCoverage, rollupPlan, rollUpWebsite } from '../../lib/stats/rollups';
 import { addDays, formatDate, parseDate, startOfDay } from '../../lib/stats/time';
 import { createWebsite, registerUser } from '../helpers/accounts';
@@ -90,6 +90,8 @@ async function answers(): Promise<Record<string, StatsRow[]>> {
       const q = { websiteId: site, timeZone: TZ, start, end, metrics: METRICS, filters: [], dimension };
       out[`${from}..${to} ${dimension ?? 'total'}`] = sorted(await runStats(ctx.clickhouse, q));
     }
+    const shared = await runEventBreakdowns(ctx.clickhouse, { websiteId: site, timeZone: TZ, start, end, filters: [] }, ['device', 'browser', 'os', 'country', 'source', 'utm_campaign']);
+    for (const [d, list] of Object.entries(shared)) out[`${from}..${to} shared ${d}`] = sorted(list);
   }
   return out;
 }
@@ -112,6 +114,12 @@ describe('daily rollups', () => {
     // the fixture is not trivial: several keys with traffic per dimension
     expect(raw['2026-03-20..2026-04-05 page'].length).toBeGreaterThanOrEqual(5);
     expect(raw['2026-03-20..2026-04-05 total'][0].values.visits).toBeGreaterThan(250);
+    // one pass for several breakdowns answers what one query per dimension does
+    for (const d of ['device', 'browser', 'os', 'country', 'source', 'utm_campaign'] as const) {
+      const single = raw[`2026-03-20..2026-04-05 ${d}`].map((r) => ({ key: r.key, values: { visitors: r.values.visitors, pageviews: r.values.pageviews, events: r.values.events } }));
+      expect(raw[`2026-03-20..2026-04-05 shared ${d}`]).toEqual(single);
+    }
+    expect(raw['2026-03-20..2026-04-05 shared total'][0].values.visitors).toBe(raw['2026-03-20..2026-04-05 total'][0].values.visitors);
   });
 
   it('gives the same numbers with part of the range rolled up (rollup and raw merged in one query)', async () => {
