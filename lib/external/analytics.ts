@@ -69,21 +69,26 @@ export async function visitorList(
   now = Date.now(),
 ): Promise<VisitorsData> {
   const { p, base } = window(site, range, now);
-  // Newest first: the visits per day (rollups for closed days) say how far back the page reaches, so the
-  // list folds only those days' sessions rather than the whole range's.
-  const perDay = await runStats(clickhouse, { ...base, metrics: ['visits'], dimension: 'time:day' });
-  const visitsOn = new Map(perDay.map((r) => [r.key, r.values.visits ?? 0]));
-  let needed = page.offset + page.limit + 1;
-  let from = base.start;
-  for (const day of bucketLabels(p, 'day', site.timezone).reverse()) {
-    needed -= visitsOn.get(day) ?? 0;
-    if (needed <= 0) {
-      from = Math.max(base.start, startOfDay(parseDate(day)!, site.timezone));
-      break;
+  const pageOf = (from: number) => listVisits(clickhouse, { ...base, start: Math.max(base.start, from) }, { limit: page.limit + 1, offset: page.offset });
+  // Newest first, so a page that the range's last day fills lies wholly in that day: try it alone first.
+  // Otherwise the visits per day (rollups for closed days) say how far back the page reaches, so the list
+  // folds only those days' sessions rather than the whole range's.
+  let rows = await pageOf(startOfDay(p.last, site.timezone));
+  if (rows.length <= page.limit) {
+    const perDay = await runStats(clickhouse, { ...base, metrics: ['visits'], dimension: 'time:day' });
+    const visitsOn = new Map(perDay.map((r) => [r.key, r.values.visits ?? 0]));
+    let needed = page.offset + page.limit + 1;
+    let from = base.start;
+    for (const day of bucketLabels(p, 'day', site.timezone).reverse()) {
+      needed -= visitsOn.get(day) ?? 0;
+      if (needed <= 0) {
+        from = startOfDay(parseDate(day)!, site.timezone);
+        break;
+      }
     }
+    // One more than asked tells whether another page exists without counting every visit.
+    rows = await pageOf(from);
   }
-  // One more than asked tells whether another page exists without counting every visit.
-  const rows = await listVisits(clickhouse, { ...base, start: from }, { limit: page.limit + 1, offset: page.offset });
   const nonEmpty = (s: string) => (s === '' ? null : s);
   return {
     visitors: rows.slice(0, page.limit).map((r) => ({

@@ -434,11 +434,20 @@ export async function listVisits(
     'argMinMerge(entry_page) AS landing',
     'argMinMerge(referrer) AS ref',
   ].join(', ');
+  // Two steps over the same window of session parts: the page's sessions from a fold of their start times
+  // only, then every column for just those (the costly merges run for a page, not for every visit).
   const sql = `SELECT session_id, visitor, toUnixTimestamp64Milli(s) AS started_ms, country, town, device, br, system, landing, ref,
       it > 0 AS interacted, ${VALUE_SCORE_SQL} AS score
-    FROM (${sessionFold(columns, q.filters, [{ start: q.start, end: q.end }], params)})
-    ORDER BY s DESC, session_id ASC
-    LIMIT {limit:UInt32} OFFSET {offset:UInt64}`;
+    FROM (
+      SELECT session_id, min(start_ts) AS s, sum(pageviews) AS pv, sum(interactions) AS it, ${columns}
+      FROM sessions
+      WHERE website_id = {w:UUID} AND ${inWindows('start_ts', [{ start: q.start, end: q.end }], params, 'around')} AND session_id IN (
+        SELECT session_id FROM (${sessionFold('', q.filters, [{ start: q.start, end: q.end }], params)})
+        ORDER BY s DESC, session_id ASC
+        LIMIT {limit:UInt32} OFFSET {offset:UInt64})
+      GROUP BY session_id
+    )
+    ORDER BY s DESC, session_id ASC`;
   type Row = { session_id: string; visitor: string; started_ms: string; country: string; town: string; device: string; br: string; system: string; landing: string; ref: string; interacted: number; score: number };
   return (await rows<Row>(clickhouse, sql, params)).map((r) => ({
     session_id: r.session_id,

@@ -9,7 +9,9 @@ import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
 import { checkAgainstOpenApi } from '../helpers/openapiValidate';
 import { createApiKey, createWebsite, registerUser, type TestUser } from '../helpers/accounts';
-import { insertDstFixture } from '../helpers/statsFixture';
+import { eventRow, insertDstFixture } from '../helpers/statsFixture';
+import { insertEventsText } from '../../lib/ingest/chWriter';
+import { packEvents } from '../../lib/ingest/rows';
 
 let ctx: TestContext;
 let call: ReturnType<typeof client>;
@@ -183,6 +185,25 @@ describe('analytics on the hand-computed DST fixture (Europe/Berlin, now = 31 Ma
     expect(page.body.data.pagination).toEqual({ limit: 2, offset: 1, has_more: true });
     const last = await atNow(() => get(`/analytics/${site}/visitors?range=7d&limit=2&offset=2`));
     expect(last.body.data.pagination.has_more).toBe(false);
+  });
+
+  it('visitors: a page filled by the last day alone, and one reaching back further, agree with each other', async () => {
+    const lister = await registerUser(ctx, 'pro', 'ext-visits');
+    const w = (await createWebsite(ctx, lister, 'visits.example.com')).id;
+    const listerKey = (await createApiKey(ctx, lister)).key;
+    const at = (minutesAgo: number) => new Date(Math.floor(Date.now() / 60_000) * 60_000 - minutesAgo * 60_000).toISOString();
+    // five visits in the last minutes of today (UTC), newest first: v0 … v4
+    const rows = [0, 1, 2, 3, 4].map((i) => eventRow(w, { visitor_id: `p${i}`, session_id: `v${i}`, pathname: `/${i}`, ts: at(i + 1) }));
+    const packed = packEvents(rows);
+    await insertEventsText(ctx.clickhouse, packed.eventsText, packed.eventIds);
+    const ids = async (q: string) => {
+      const res = await get(`/analytics/${w}/visitors?range=7d&${q}`, listerKey);
+      return { ids: res.body.data.visitors.map((v: { id: string }) => v.id), more: res.body.data.pagination.has_more };
+    };
+    expect(await ids('limit=2')).toEqual({ ids: ['v0', 'v1'], more: true });
+    expect(await ids('limit=2&offset=2')).toEqual({ ids: ['v2', 'v3'], more: true });
+    expect(await ids('limit=2&offset=4')).toEqual({ ids: ['v4'], more: false });
+    expect(await ids('limit=10')).toEqual({ ids: ['v0', 'v1', 'v2', 'v3', 'v4'], more: false });
   });
 
   it('pages: views, and the mean score of the visits that viewed each page', async () => {
