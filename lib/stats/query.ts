@@ -327,13 +327,15 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
     const params: Record<string, unknown> = { ...base };
     // The pages a visit viewed, up to a day after its window (a visit may run on past the range's end).
     const raw = windows.length
-      ? `SELECT v.pathname AS k, toFloat64(sum(${VALUE_SCORE_SQL})) AS score_sum, count() AS scored
+      ? `SELECT page AS k, toFloat64(sum(${VALUE_SCORE_SQL})) AS score_sum, count() AS scored
       FROM (
-        SELECT DISTINCT pathname, session_id FROM events
+        SELECT session_id, groupUniqArray(pathname) AS pages FROM events
         WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params, 'after')}
           AND type = 'pageview' AND session_id != ''${filterSql(q.filters, params)}
+        GROUP BY session_id
       ) AS v
       INNER JOIN (${sessionFold(SCORE_COLUMNS, [], windows, params)}) AS f ON f.session_id = v.session_id
+      ARRAY JOIN v.pages AS page
       GROUP BY k`
       : undefined;
     const rolled = plan ? rollupRows('score_sum, scored', 'page_scores', plan, q.dimension, params) : undefined;

@@ -132,14 +132,16 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   await clickhouse.command({
     // A visit counts for every page it viewed, up to a day after its day (it may run on past midnight).
     query: `INSERT INTO daily_rollups (${COLUMNS})
-      SELECT {w:UUID}, {tz:String}, toDate(f.s, {tz:String}) AS day, 'page_scores', v.pathname,
+      SELECT {w:UUID}, {tz:String}, toDate(f.s, {tz:String}) AS day, 'page_scores', page,
         uniqStateIf('', 0), 0, 0, 0, 0, 0, toFloat64(sum(${VALUE_SCORE_SQL})), count(), max(f.exp)
       FROM (
-        SELECT DISTINCT pathname, session_id FROM events
+        SELECT session_id, groupUniqArray(pathname) AS pages FROM events
         WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} + INTERVAL 1 DAY AND type = 'pageview' AND session_id != ''
+        GROUP BY session_id
       ) AS v
       INNER JOIN (${scoredFold}) AS f ON f.session_id = v.session_id
-      GROUP BY day, v.pathname`,
+      ARRAY JOIN v.pages AS page
+      GROUP BY day, page`,
     query_params: viewParams,
   });
   // Markers last: a day counts as rolled up only once all its rows are in.
