@@ -5,7 +5,7 @@
 // with the raw rows of the rest of the range, so both paths give the same numbers.
 import type { ClickHouseClient } from '../clickhouse/client';
 import type { Filter, Metric } from './params';
-import { rollupPlan, type RollupPlan } from './rollups';
+import { rollupPlan, windowAvailable, type RollupPlan } from './rollups';
 
 /** A breakdown or time dimension; the column behind each is fixed here, never taken from a request. */
 export type Dimension =
@@ -145,6 +145,8 @@ export interface Window {
 }
 
 const T = "DateTime64(3, 'UTC')";
+/** An empty visitor sketch, for rows of a UNION that bring no visitors. */
+const EMPTY_SKETCH = "arrayReduce('uniqState', CAST([], 'Array(String)'))";
 
 /**
  * `column` within any of the windows (bound parameters w{i}a / w{i}b), optionally widened by a day: on both
@@ -262,19 +264,53 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
     const params: Record<string, unknown> = { ...base };
     // Filter on the page dimension means pageviews only: every other event has no page.
     const onlyPageviews = q.dimension === 'page' ? " AND type = 'pageview'" : '';
+    // Where visitors come from on rolled-up days: a day's own count (by day), the range's merged sketches
+    // (a range total or a breakdown, when the window is kept), or else the daily sketches merged here.
+    const byDay = q.dimension === 'time:day';
+    const timeDimension = q.dimension?.startsWith('time:') === true;
+    const windowed =
+      plan && dims && wantVisitors && q.dimension !== 'page' && (!timeDimension || (byDay && q.total === true))
+        ? await windowAvailable(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay)
+        : false;
+    // A day's own count serves its day row, unless the daily sketches must be read anyway for the total.
+    const dayCounts = wantVisitors && byDay && (windowed || !q.total);
+    const dailySketch = wantVisitors && !windowed && !dayCounts;
     const raw = windows.length
-      ? `SELECT ${eventKey(q.dimension)} AS k, ${wantVisitors ? "uniqStateIf(visitor_id, visitor_id != '') AS v, " : ''}countIf(type = 'pageview') AS pv, count() AS ev
+      ? `SELECT ${eventKey(q.dimension)} AS k, ${wantVisitors ? "uniqStateIf(visitor_id, visitor_id != '')" : EMPTY_SKETCH} AS v, 0 AS vn,
+          countIf(type = 'pageview') AS pv, count() AS ev
       FROM events
       WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND type IN ('pageview', 'event')${onlyPageviews}${filterSql(q.filters, params)}
       GROUP BY k`
       : undefined;
-    const rolled = plan && dims ? rollupRows(`${wantVisitors ? 'visitors AS v, ' : ''}pageviews AS pv, events AS ev`, dims.events, plan, q.dimension, params) : undefined;
-    const sql = `SELECT k, ${wantVisitors ? 'uniqMerge(v)' : '0'} AS visitors, sum(pv) AS pageviews, sum(ev) AS events FROM (
-      ${union([raw, rolled])}
+    const rolled =
+      plan && dims
+        ? rollupRows(
+            `${dailySketch ? 'visitors' : EMPTY_SKETCH} AS v, ${dayCounts ? 'visitors_n' : '0'} AS vn, pageviews AS pv, events AS ev`,
+            dims.events,
+            plan,
+            q.dimension,
+            params,
+          )
+        : undefined;
+    let merged: string | undefined;
+    if (windowed && plan && dims) {
+      params.wfirst = plan.firstDay;
+      params.wlast = plan.lastDay;
+      // By day, the window only feeds the range total (GROUPING SETS' empty set); its own key row is dropped.
+      merged = `SELECT ${byDay ? "'~window'" : 'value'} AS k, visitors AS v, 0 AS vn, 0 AS pv, 0 AS ev FROM window_rollups
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND dim = {dim_${dims.events.replace(/\W/g, '_')}:String}`;
+    }
+    const sql = `SELECT k, uniqMerge(v) AS vm, sum(vn) AS vs, sum(pv) AS pageviews, sum(ev) AS events FROM (
+      ${union([raw, rolled, merged])}
     ) ${groupBy}`;
     parts.push(
-      rows<{ k: string; visitors: string; pageviews: string; events: string }>(clickhouse, sql, params).then((result) => {
-        for (const r of result) put(r.k, { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) });
+      rows<{ k: string; vm: string; vs: string; pageviews: string; events: string }>(clickhouse, sql, params).then((result) => {
+        for (const r of result) {
+          if (r.k === '~window') continue;
+          // A total row counts its visitors from sketches only; day rows add the days' own counts.
+          const visitors = q.total && r.k === '' ? Number(r.vm) : Number(r.vm) + Number(r.vs);
+          put(r.k, { visitors, pageviews: Number(r.pageviews), events: Number(r.events) });
+        }
       }),
     );
   }
@@ -386,8 +422,13 @@ export async function runEventBreakdowns(
   if (plan) {
     params.rlo = plan.firstDay;
     params.rhi = plan.lastDay;
-    selects.push(`SELECT dim AS d, value AS k, visitors AS v, pageviews AS pv, events AS ev FROM daily_rollups
+    const windowed = await windowAvailable(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay);
+    selects.push(`SELECT dim AS d, value AS k, ${windowed ? EMPTY_SKETCH : 'visitors'} AS v, pageviews AS pv, events AS ev FROM daily_rollups
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim IN {dims:Array(String)} AND date >= {rlo:Date} AND date <= {rhi:Date}`);
+    if (windowed) {
+      selects.push(`SELECT dim AS d, value AS k, visitors AS v, 0 AS pv, 0 AS ev FROM window_rollups
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {rhi:Date} AND first = {rlo:Date} AND dim IN {dims:Array(String)}`);
+    }
   }
   const sql = `SELECT d, k, uniqMerge(v) AS visitors, sum(pv) AS pageviews, sum(ev) AS events FROM (
       ${selects.join('\n      UNION ALL\n      ')}

@@ -82,7 +82,7 @@ export async function rollupPlan(clickhouse: ClickHouseClient, websiteId: string
   return { firstDay: formatDate(first), lastDay: formatDate(last), rawWindows };
 }
 
-const COLUMNS = 'website_id, tz, date, dim, value, visitors, pageviews, events, visits, bounces, duration_s, score_sum, scored, expire_at';
+const COLUMNS = 'website_id, tz, date, dim, value, visitors, visitors_n, pageviews, events, visits, bounces, duration_s, score_sum, scored, expire_at';
 /** Event columns by which event metrics are rolled up ('' = totals; page counts pageviews only). */
 const EVENT_DIMS = `[('', ''), ('page', pathname), ('country', toString(country_code)), ('device', toString(device_type)),
   ('browser', toString(browser)), ('os', toString(os)), ('source', toString(source_name)), ('utm_source', toString(utm_source)),
@@ -110,7 +110,7 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   await clickhouse.command({
     query: `INSERT INTO daily_rollups (${COLUMNS})
       SELECT {w:UUID}, {tz:String}, toDate(ts, {tz:String}) AS day, d.1 AS dim, d.2 AS val,
-        uniqStateIf(visitor_id, visitor_id != ''), countIf(type = 'pageview'), count(), 0, 0, 0, 0, 0, max(expire_at)
+        uniqStateIf(visitor_id, visitor_id != ''), uniqIf(visitor_id, visitor_id != ''), countIf(type = 'pageview'), count(), 0, 0, 0, 0, 0, max(expire_at)
       FROM events ARRAY JOIN ${EVENT_DIMS} AS d
       WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} AND type IN ('pageview', 'event') AND (d.1 != 'page' OR type = 'pageview')
       GROUP BY day, dim, val`,
@@ -121,7 +121,7 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   await clickhouse.command({
     query: `INSERT INTO daily_rollups (${COLUMNS})
       SELECT {w:UUID}, {tz:String}, toDate(s, {tz:String}) AS day, d.1 AS dim, d.2 AS val,
-        uniqStateIf(visitor, visitor != ''), sum(pv), sum(ev), count(), countIf(pv = 1 AND it = 0),
+        uniqStateIf(visitor, visitor != ''), uniqIf(visitor, visitor != ''), sum(pv), sum(ev), count(), countIf(pv = 1 AND it = 0),
         toUInt64(sum(dateDiff('second', s, e))), toFloat64(sum(${VALUE_SCORE_SQL})), count(), max(exp)
       FROM (${fold}) ARRAY JOIN ${SESSION_DIMS} AS d
       GROUP BY day, dim, val`,
@@ -133,7 +133,7 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
     // A visit counts for every page it viewed, up to a day after its day (it may run on past midnight).
     query: `INSERT INTO daily_rollups (${COLUMNS})
       SELECT {w:UUID}, {tz:String}, toDate(f.s, {tz:String}) AS day, 'page_scores', page,
-        uniqStateIf('', 0), 0, 0, 0, 0, 0, toFloat64(sum(${VALUE_SCORE_SQL})), count(), max(f.exp)
+        uniqStateIf('', 0), 0, 0, 0, 0, 0, 0, toFloat64(sum(${VALUE_SCORE_SQL})), count(), max(f.exp)
       FROM (
         SELECT session_id, groupUniqArray(pathname) AS pages FROM events
         WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} + INTERVAL 1 DAY AND type = 'pageview' AND session_id != ''
@@ -147,11 +147,70 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   // Markers last: a day counts as rolled up only once all its rows are in.
   await clickhouse.command({
     query: `INSERT INTO daily_rollups (${COLUMNS})
-      SELECT {w:UUID}, {tz:String}, addDays({first:Date}, number) AS day, '_', '', arrayReduce('uniqState', CAST([], 'Array(String)')), 0, 0, 0, 0, 0, 0, 0,
+      SELECT {w:UUID}, {tz:String}, addDays({first:Date}, number) AS day, '_', '', arrayReduce('uniqState', CAST([], 'Array(String)')), 0, 0, 0, 0, 0, 0, 0, 0,
         toDateTime(addDays(day, ${MARKER_TTL_DAYS}))
       FROM numbers({n:UInt32})`,
     query_params: { w: websiteId, tz: timeZone, first: formatDate(first), n: daysBetween(first, last) + 1 },
   });
+}
+
+/** The standard ranges (days ending today) whose visitor sketches are kept merged. */
+export const WINDOW_DAYS = [7, 30, 90, 365] as const;
+/** Per-page dimensions have small sketches per day: merging them ahead gains nothing. */
+const WINDOW_DIMS_EXCLUDED = ['_', 'page', 'page_scores', 's:entry_page', 's:exit_page'];
+
+const knownWindows = new Map<string, number>();
+
+/** Whether merged sketches cover exactly local days [first, last] (YYYY-MM-DD); remembered once seen. */
+export async function windowAvailable(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: string, last: string): Promise<boolean> {
+  const key = `${websiteId}|${timeZone}|${first}|${last}`;
+  const seen = knownWindows.get(key);
+  // A window lives for days; remembering it for an hour is safe.
+  if (seen && Date.now() - seen < 3600_000) return true;
+  const [row] = await select<{ n: string }>(
+    clickhouse,
+    `SELECT count() AS n FROM window_rollups WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {last:Date} AND first = {first:Date} AND dim = '_'`,
+    { w: websiteId, tz: timeZone, first, last },
+  );
+  if (Number(row?.n ?? 0) === 0) return false;
+  if (knownWindows.size > 10_000) knownWindows.clear();
+  knownWindows.set(key, Date.now());
+  return true;
+}
+
+/** Merges the daily sketches of local days [first, last] (all rolled up) into one per dimension value. */
+export async function computeWindow(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: LocalDate, last: LocalDate): Promise<void> {
+  const params = { w: websiteId, tz: timeZone, first: formatDate(first), last: formatDate(last), excluded: WINDOW_DIMS_EXCLUDED };
+  await clickhouse.command({
+    query: `INSERT INTO window_rollups (website_id, tz, first, last, dim, value, visitors, made_at)
+      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, dim, value, uniqMergeState(visitors), now()
+      FROM daily_rollups
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date} AND dim NOT IN {excluded:Array(String)}
+      GROUP BY dim, value`,
+    query_params: params,
+  });
+  await clickhouse.command({
+    query: `INSERT INTO window_rollups (website_id, tz, first, last, dim, value, visitors, made_at)
+      VALUES ({w:UUID}, {tz:String}, {first:Date}, {last:Date}, '_', '', arrayReduce('uniqState', CAST([], 'Array(String)')), now())`,
+    query_params: params,
+  });
+}
+
+/** Keeps the standard ranges' merged sketches for today's closed days; answers how many were made. */
+export async function ensureWindows(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, now: number): Promise<number> {
+  const coverage = await rollupCoverage(clickhouse, site.id, site.timezone);
+  if (!coverage) return 0;
+  const day = today(site.timezone, now);
+  let made = 0;
+  for (const n of WINDOW_DAYS) {
+    const wanted = addDays(day, 1 - n);
+    const first = daysBetween(coverage.first, wanted) > 0 ? wanted : coverage.first;
+    if (daysBetween(first, coverage.last) < 0) continue;
+    if (await windowAvailable(clickhouse, site.id, site.timezone, formatDate(first), formatDate(coverage.last))) continue;
+    await computeWindow(clickhouse, site.id, site.timezone, first, coverage.last);
+    made++;
+  }
+  return made;
 }
 
 /** The last local day of a time zone that can no longer change at `now`. */
@@ -178,8 +237,12 @@ export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: st
     if (!row) return 0;
     first = today(site.timezone, Number(row.t));
   }
-  if (daysBetween(first, closed) < 0) return 0;
+  if (daysBetween(first, closed) < 0) {
+    await ensureWindows(clickhouse, site, now);
+    return 0;
+  }
   const last = daysBetween(first, closed) >= MAX_DAYS_PER_RUN ? addDays(first, MAX_DAYS_PER_RUN - 1) : closed;
   await computeRollups(clickhouse, site.id, site.timezone, first, last);
+  if (daysBetween(last, closed) === 0) await ensureWindows(clickhouse, site, now);
   return daysBetween(first, last) + 1;
 }

@@ -18,6 +18,8 @@ CREATE TABLE IF NOT EXISTS daily_rollups {{ON_CLUSTER}} (
   dim          LowCardinality(String),
   value        String,
   visitors     AggregateFunction(uniq, String),
+  -- the same visitors counted: a day's own figure needs no sketch read
+  visitors_n   UInt64,
   pageviews    UInt64,
   events       UInt64,
   visits       UInt64,
@@ -30,4 +32,22 @@ CREATE TABLE IF NOT EXISTS daily_rollups {{ON_CLUSTER}} (
 ENGINE = {{ENGINE:Replacing}}
 PARTITION BY toYYYYMM(date)
 ORDER BY (website_id, tz, date, dim, value)
-TTL expire_at DELETE
+TTL expire_at DELETE;
+
+-- Visitor sketches already merged over the closed days of the standard ranges (7, 30, 90 and 365 days
+-- ending today): a merged uniq sketch holds at most 65,536 hashes, so reading one per value is far cheaper
+-- than merging a sketch per day. Keyed by the exact days they cover; dim '_' marks a complete window.
+-- They serve a day or two, then expire.
+CREATE TABLE IF NOT EXISTS window_rollups {{ON_CLUSTER}} (
+  website_id   UUID,
+  tz           LowCardinality(String),
+  first        Date,
+  last         Date,
+  dim          LowCardinality(String),
+  value        String,
+  visitors     AggregateFunction(uniq, String),
+  made_at      DateTime('UTC')
+)
+ENGINE = {{ENGINE:Replacing}}
+ORDER BY (website_id, tz, last, first, dim, value)
+TTL made_at + INTERVAL 3 DAY DELETE
