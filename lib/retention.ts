@@ -6,21 +6,23 @@ import type { ClickHouseClient } from './clickhouse/client';
 import { PLANS, type PlanName } from './plans';
 
 /** Each table with a per-row expire_at, and the column its retention counts from. */
-const RETENTION_TABLES: readonly { table: string; from: string }[] = [
+const RETENTION_TABLES: readonly { table: string; from: string; only?: string }[] = [
   { table: 'events', from: 'ts' },
   { table: 'sessions', from: 'start_ts' },
   { table: 'interactions', from: 'ts' },
   { table: 'error_events', from: 'ts' },
   { table: 'replay_chunks', from: 'ts' },
+  // A day's rollups live as long as its events; its marker only says the day was computed.
+  { table: 'daily_rollups', from: 'date', only: "dim != '_'" },
 ];
 
 export async function restampRetention(clickhouse: ClickHouseClient, pool: Pool, teamId: string, plan: PlanName): Promise<number> {
   const websites = (await listWebsitesForTeam(pool, teamId)).map((w) => w.id);
   if (websites.length === 0) return 0;
-  for (const { table, from } of RETENTION_TABLES) {
+  for (const { table, from, only } of RETENTION_TABLES) {
     await clickhouse.command({
       query: `ALTER TABLE ${table} UPDATE expire_at = toDateTime(${from}) + toIntervalDay({days:UInt32})
-              WHERE website_id IN {websites:Array(UUID)}`,
+              WHERE website_id IN {websites:Array(UUID)}${only ? ` AND ${only}` : ''}`,
       query_params: { days: PLANS[plan].dataRetentionDays, websites },
       // Wait for the mutation, so the command reports what it did.
       clickhouse_settings: { mutations_sync: '1' },
