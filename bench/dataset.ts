@@ -6,7 +6,7 @@
 // Restarting the service's web role (kill its pid; the supervisor restarts it) picks up a rebuilt dist/.
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { generateBrowserData, generateEvents } from './generate';
+import { generateBrowserData, generateEvents, rollUp } from './generate';
 import { log, startService } from './service';
 
 async function main(): Promise<void> {
@@ -15,6 +15,7 @@ async function main(): Promise<void> {
   const service = await startService({ name: 'dataset' });
   const gen = await generateEvents(service, Number(values.events ?? 10_000_000));
   await generateBrowserData(service, gen);
+  log(await rollUp(service));
   fs.writeFileSync(out, JSON.stringify({ base: service.base, key: service.key, website: service.website, env: service.env }, null, 2));
   log(`dataset ready: ${out}`);
   const stop = () => service.stop().then(() => process.exit(0));

@@ -81,7 +81,7 @@ const COMMANDS: Record<string, Command> = {
       try {
         let total = 0;
         for (;;) {
-          const { websites, days } = await rollupDaily(pool, clickhouse, createLogger('warn', 'cli'));
+          const { websites, days } = await rollupDaily(pool, clickhouse, createLogger('warn', 'cli'), Date.now(), { wait: true });
           total += days;
           if (days === 0) {
             ctx.io.out(`${websites} website(s) up to date; ${total} day(s) rolled up`);

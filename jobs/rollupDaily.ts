@@ -5,7 +5,36 @@ import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Logger } from '../lib/log';
 import { rollUpWebsite } from '../lib/stats/rollups';
 
-export async function rollupDaily(pool: Pool, clickhouse: ClickHouseClient, logger: Logger, now = Date.now()): Promise<{ websites: number; days: number }> {
+/** One run at a time across every worker and the CLI: two runs rewriting the same day would double it. */
+const LOCK_KEY = 727_002;
+
+export interface RollupRun {
+  websites: number;
+  days: number;
+  /** True when another run held the lock and this one did nothing. */
+  skipped?: boolean;
+}
+
+/** `wait`: block until a running pass ends (the CLI) rather than skip this one (the scheduled job). */
+export async function rollupDaily(pool: Pool, clickhouse: ClickHouseClient, logger: Logger, now = Date.now(), opts: { wait?: boolean } = {}): Promise<RollupRun> {
+  const lock = await pool.connect();
+  try {
+    if (opts.wait) await lock.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+    else if (!(await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOCK_KEY])).rows[0].ok) {
+      logger.info('daily rollups: another run is in progress; skipped');
+      return { websites: 0, days: 0, skipped: true };
+    }
+    try {
+      return await rollUpAll(pool, clickhouse, logger, now);
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+async function rollUpAll(pool: Pool, clickhouse: ClickHouseClient, logger: Logger, now: number): Promise<RollupRun> {
   const { rows } = await pool.query<{ id: string; timezone: string }>('SELECT id, timezone FROM websites ORDER BY created_at, id');
   let days = 0;
   let failed = 0;

@@ -183,6 +183,15 @@ describe('daily rollups', () => {
     const coverage = await rollupCoverage(ctx.clickhouse, w.id, 'America/New_York');
     expect(coverage && [formatDate(coverage.first), formatDate(coverage.last)]).toEqual(['2026-04-01', '2026-04-06']);
     expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-08T06:00:00Z'))).toEqual({ websites: 1, days: 0 });
+    // a second pass while one holds the lock is skipped, not run twice over the same days
+    const holder = await ctx.pool.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock(727002)');
+      expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-09T06:00:00Z'))).toEqual({ websites: 0, days: 0, skipped: true });
+    } finally {
+      await holder.query('SELECT pg_advisory_unlock(727002)');
+      holder.release();
+    }
     expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-09T06:00:00Z'))).toEqual({ websites: 1, days: 1 });
   });
 
