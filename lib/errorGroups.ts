@@ -2,6 +2,7 @@
 // writer (lib/ingest/browserWriter.ts) and triaged by people (status unresolved | resolved | ignored).
 import type { Pool } from 'pg';
 import type { ErrorGroup, ErrorGroupsData, ErrorGroupStatus } from './external/schemas';
+import { checkInt } from './checks';
 import { notFound } from './errors';
 
 interface ErrorGroupRow {
@@ -38,7 +39,7 @@ export async function listErrorGroups(
   websiteId: string,
   opts: { limit: number; status?: ErrorGroupStatus },
 ): Promise<ErrorGroupsData> {
-  if (!Number.isInteger(opts.limit) || opts.limit < 1 || opts.limit > 10_000) throw new RangeError('limit must be an integer from 1 to 10000');
+  checkInt(opts.limit, 'limit', 1, 10_000);
   const status = opts.status ?? null;
   const [rows, total] = await Promise.all([
     pool.query<ErrorGroupRow>(

@@ -21,3 +21,8 @@ export function createClickHouse(target: ClickHouseTarget, opts: { requestTimeou
     log: { level: ClickHouseLogLevel.OFF },
   });
 }
+
+/** Rows of a SELECT with bound `{name:Type}` parameters, as JSON objects. */
+export async function selectRows<T>(clickhouse: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
+  return (await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' })).json<T>();
+}

@@ -4,7 +4,7 @@
 // range's visitors to one decimal; visitor records one per visit, newest first.
 import type { ClickHouseClient } from '../clickhouse/client';
 import { bucketLabels, resolveRange } from '../stats/period';
-import { listVisits, runEventBreakdowns, runStats, type StatsRow } from '../stats/query';
+import { byMetricDesc, listVisits, runEventBreakdowns, runStats, type StatsRow } from '../stats/query';
 import { parseDate, startOfDay } from '../stats/time';
 import type { AnalyticsData, CountriesData, PagesData, RangeName, TechnologyData, VisitorsData } from './schemas';
 
@@ -36,25 +36,31 @@ function window(site: SiteRef, range: RangeName, now: number) {
   return { p, base: { websiteId: site.id, timeZone: site.timezone, start: p.start, end: p.end, filters: [] } };
 }
 
-const byValue = (metric: 'pageviews' | 'visitors') => (a: StatsRow, b: StatsRow) =>
-  (b.values[metric] ?? 0) - (a.values[metric] ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+/** The rows that name a value and have some of `metric`, largest first (ties by value), at most `limit`. */
+function ranked(rows: StatsRow[], metric: 'pageviews' | 'visitors', limit = Infinity): StatsRow[] {
+  return rows
+    .filter((r) => r.key !== '' && (r.values[metric] ?? 0) > 0)
+    .sort(byMetricDesc(metric))
+    .slice(0, limit);
+}
 
 export async function analyticsOverview(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, now = Date.now()): Promise<AnalyticsData> {
   const { p, base } = window(site, range, now);
   const days = await runStats(clickhouse, { ...base, metrics: ['visits', 'visitors', 'pageviews'], dimension: 'time:day', total: true });
   const byDay = new Map(days.map((r) => [r.key, r.values]));
   const t = byDay.get('') ?? {};
+  const dates = bucketLabels(p, 'day', site.timezone);
   return {
     website: { id: site.id, domain: site.domain, name: site.name },
     time_range: range,
     date_range: {
-      start: bucketLabels(p, 'day', site.timezone)[0],
-      end: bucketLabels(p, 'day', site.timezone).at(-1)!,
+      start: dates[0],
+      end: dates[dates.length - 1],
       startDateTime: new Date(p.start).toISOString(),
       endDateTime: new Date(p.end).toISOString(),
     },
     summary: { total_visitors: t.visits ?? 0, total_page_views: t.pageviews ?? 0, unique_visitors: t.visitors ?? 0 },
-    daily_stats: bucketLabels(p, 'day', site.timezone).map((date) => {
+    daily_stats: dates.map((date) => {
       const v = byDay.get(date) ?? {};
       return { date, website_id: site.id, total_visitors: v.visits ?? 0, unique_visitors: v.visitors ?? 0, page_views: v.pageviews ?? 0 };
     }),
@@ -112,19 +118,13 @@ export async function visitorList(
 
 export async function topPages(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, limit: number, now = Date.now()): Promise<PagesData> {
   const { base } = window(site, range, now);
-  const rows = (await runStats(clickhouse, { ...base, metrics: ['pageviews', 'value_score'], dimension: 'page' }))
-    .filter((r) => r.key !== '' && (r.values.pageviews ?? 0) > 0)
-    .sort(byValue('pageviews'))
-    .slice(0, limit);
+  const rows = ranked(await runStats(clickhouse, { ...base, metrics: ['pageviews', 'value_score'], dimension: 'page' }), 'pageviews', limit);
   return { pages: rows.map((r) => ({ url: r.key, views: r.values.pageviews ?? 0, avg_value_score: r.values.value_score ?? 0 })) };
 }
 
 export async function topCountries(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, limit: number, now = Date.now()): Promise<CountriesData> {
   const { base } = window(site, range, now);
-  const rows = (await runStats(clickhouse, { ...base, metrics: ['visitors', 'value_score'], dimension: 'country' }))
-    .filter((r) => r.key !== '' && (r.values.visitors ?? 0) > 0)
-    .sort(byValue('visitors'))
-    .slice(0, limit);
+  const rows = ranked(await runStats(clickhouse, { ...base, metrics: ['visitors', 'value_score'], dimension: 'country' }), 'visitors', limit);
   return {
     countries: rows.map((r) => ({
       country_code: r.key,
@@ -140,12 +140,9 @@ export async function technology(clickhouse: ClickHouseClient, site: SiteRef, ra
   const by = await runEventBreakdowns(clickhouse, base, ['device', 'browser', 'os']);
   const totalVisitors = by.total[0]?.values.visitors ?? 0;
   const rows = (list: StatsRow[]) =>
-    list
-      .filter((r) => r.key !== '' && (r.values.visitors ?? 0) > 0)
-      .sort(byValue('visitors'))
-      .map((r) => {
-        const n = r.values.visitors ?? 0;
-        return { name: r.key, count: n, percentage: totalVisitors ? Math.min(100, Math.round((n / totalVisitors) * 1000) / 10) : 0 };
-      });
+    ranked(list, 'visitors').map((r) => {
+      const n = r.values.visitors ?? 0;
+      return { name: r.key, count: n, percentage: totalVisitors ? Math.min(100, Math.round((n / totalVisitors) * 1000) / 10) : 0 };
+    });
   return { devices: rows(by.device), browsers: rows(by.browser), operating_systems: rows(by.os), total_visitors: totalVisitors };
 }

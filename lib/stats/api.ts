@@ -5,7 +5,7 @@
 import type { ClickHouseClient } from '../clickhouse/client';
 import type { Filter, Metric, Property, StatsEndpoint, StatsParams, StatsVersion } from './params';
 import { bucketLabels, resolvePeriod, type ResolvedPeriod } from './period';
-import { runStats, type Dimension, type MetricValues, type StatsRow } from './query';
+import { byMetricDesc, runStats, type Dimension, type MetricValues, type StatsRow } from './query';
 import { today } from './time';
 
 export const V1_FILTER_NOTE = 'V1 limitation: with filters only visitors is computed; other metrics are null. Use /api/external/v2 for every metric under filters.';
@@ -129,7 +129,7 @@ export async function statsResponse(
   const metrics = [...new Set<Metric>(['visitors', ...rules.computed(params.metrics)])];
   // A breakdown row names a value: events without one (no page, no geo) are not a row.
   const rows = (await runStats(clickhouse, { ...base, metrics, dimension: property.dimension })).filter((r) => r.key !== '');
-  rows.sort((a, b) => (b.values.visitors ?? 0) - (a.values.visitors ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  rows.sort(byMetricDesc('visitors'));
   const offset = (params.page - 1) * params.limit;
   const pageRows: StatsRow[] = rows.slice(offset, offset + params.limit);
   return {

@@ -6,7 +6,8 @@
 // sender may set up to 24 h off the server clock. Every query also bounds `ts` (within 24 h of received_at by
 // validation) so ClickHouse can skip old monthly partitions; api_key_id is not in the sort key.
 import { z } from 'zod';
-import type { ClickHouseClient } from '../clickhouse/client';
+import { selectRows, type ClickHouseClient } from '../clickhouse/client';
+import { isoFromMs } from './time';
 
 export const RECENT_EVENTS = 20;
 const DAY_MS = 24 * 3600 * 1000;
@@ -35,10 +36,6 @@ export type ApiKeyActivity = z.infer<typeof apiKeyActivitySchema>;
 
 type Params = Record<string, unknown>;
 
-async function select<T>(clickhouse: ClickHouseClient, query: string, params: Params): Promise<T[]> {
-  const result = await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' });
-  return result.json<T>();
-}
 
 const T = "DateTime64(3, 'UTC')";
 // received_at in (d7, now]; ts can trail received_at by at most 24 h.
@@ -75,27 +72,27 @@ export async function apiKeyActivity(clickhouse: ClickHouseClient, apiKeyId: str
     d8: new Date(now.getTime() - 8 * DAY_MS),
   };
   const [counts, types, recent7d] = await Promise.all([
-    select<{ last_24h: string; last_7d: string }>(
+    selectRows<{ last_24h: string; last_7d: string }>(
       clickhouse,
       `SELECT countIf(received_at >= {d1:${T}}) AS last_24h, count() AS last_7d
        FROM events WHERE api_key_id = {key:String} AND ${LAST_7D}`,
       params,
     ),
-    select<{ type: string; count: string }>(
+    selectRows<{ type: string; count: string }>(
       clickhouse,
       `SELECT type, count() AS count FROM events WHERE api_key_id = {key:String} AND ${LAST_7D}
        GROUP BY type ORDER BY count DESC, type ASC`,
       params,
     ),
-    select<RecentRow>(clickhouse, recentQuery(LAST_7D), params),
+    selectRows<RecentRow>(clickhouse, recentQuery(LAST_7D), params),
   ]);
   // A key idle for a week still shows its last events: only then scan its whole (retention-bounded) history.
   const recent =
-    recent7d.length < RECENT_EVENTS ? await select<RecentRow>(clickhouse, recentQuery(`received_at <= {now:${T}}`), params) : recent7d;
+    recent7d.length < RECENT_EVENTS ? await selectRows<RecentRow>(clickhouse, recentQuery(`received_at <= {now:${T}}`), params) : recent7d;
   return {
     accepted_last_24h: Number(counts[0]?.last_24h ?? 0),
     accepted_last_7d: Number(counts[0]?.last_7d ?? 0),
     top_event_types: types.map((r) => ({ type: r.type, count: Number(r.count) })),
-    recent_events: recent.map(({ ts_ms, ...r }) => ({ ...r, ts: new Date(Number(ts_ms)).toISOString() })),
+    recent_events: recent.map(({ ts_ms, ...r }) => ({ ...r, ts: isoFromMs(ts_ms) })),
   };
 }

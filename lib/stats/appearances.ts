@@ -8,8 +8,10 @@
 import { paymentRecordSchema } from '../ingest/rows';
 import { z } from 'zod';
 import type { Pool } from 'pg';
-import type { ClickHouseClient } from '../clickhouse/client';
+import { selectRows, type ClickHouseClient } from '../clickhouse/client';
 import { DIRECT } from '../ingest/source';
+import { checkInt } from '../checks';
+import { isoFromMs } from './time';
 
 export interface TimeRange {
   from: Date;
@@ -91,10 +93,6 @@ export type RealtimePageviews = z.infer<typeof realtimePageviewsSchema>;
 
 // ---- plumbing ------------------------------------------------------------------------------------------
 
-async function select<R>(clickhouse: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<R[]> {
-  const result = await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' });
-  return result.json<R>();
-}
 
 function checkRange(range: TimeRange): TimeRange {
   for (const d of [range.from, range.to]) if (!(d instanceof Date) || Number.isNaN(d.getTime())) throw new RangeError('range needs valid dates');
@@ -106,13 +104,9 @@ function rangeParams(websiteId: string, range: TimeRange): Record<string, unknow
   return { website: websiteId, from: range.from, to: range.to };
 }
 
-function checkLimit(limit: number, name = 'limit', min = 1): number {
-  if (!Number.isInteger(limit) || limit < min || limit > MAX_LIMIT) throw new RangeError(`${name} must be an integer from ${min} to ${MAX_LIMIT}`);
-  return limit;
-}
+const checkLimit = (limit: number, name = 'limit', min = 1): number => checkInt(limit, name, min, MAX_LIMIT);
 
 const iso = (d: Date): string => d.toISOString();
-const isoFromMs = (ms: string): string => new Date(Number(ms)).toISOString();
 
 /** The props column is JSON text written by the worker; anything else reads as no props. */
 function parseProps(text: string): Record<string, unknown> {
@@ -127,7 +121,7 @@ function parseProps(text: string): Record<string, unknown> {
 // ---- pages, custom events, goals -----------------------------------------------------------------------
 
 export async function pagesViewed(clickhouse: ClickHouseClient, websiteId: string, range: TimeRange, limit: number): Promise<PageViewsRow[]> {
-  const rows = await select<{ path: string; views: string; visitors: string }>(
+  const rows = await selectRows<{ path: string; views: string; visitors: string }>(
     clickhouse,
     `SELECT pathname AS path, count() AS views, uniqIf(visitor_id, visitor_id != '') AS visitors
      FROM events WHERE ${IN_RANGE} AND type = 'pageview'
@@ -138,7 +132,7 @@ export async function pagesViewed(clickhouse: ClickHouseClient, websiteId: strin
 }
 
 export async function customEvents(clickhouse: ClickHouseClient, websiteId: string, range: TimeRange, limit: number): Promise<CustomEventRow[]> {
-  const rows = await select<{ name: string; count: string; visitors: string }>(
+  const rows = await selectRows<{ name: string; count: string; visitors: string }>(
     clickhouse,
     `SELECT name, count() AS count, uniqIf(visitor_id, visitor_id != '') AS visitors
      FROM events WHERE ${IN_RANGE} AND type = 'event'
@@ -150,7 +144,7 @@ export async function customEvents(clickhouse: ClickHouseClient, websiteId: stri
 
 /** Goals with at least one completion in the range; value = sum of the goal values (the `revenue` column). */
 export async function goalCompletions(clickhouse: ClickHouseClient, websiteId: string, range: TimeRange): Promise<GoalCompletionRow[]> {
-  const rows = await select<{ name: string; completions: string; visitors: string; value: number }>(
+  const rows = await selectRows<{ name: string; completions: string; visitors: string; value: number }>(
     clickhouse,
     `SELECT name, count() AS completions, uniqIf(visitor_id, visitor_id != '') AS visitors, toFloat64(sum(revenue)) AS value
      FROM events WHERE ${IN_RANGE} AND type = 'goal'
@@ -171,7 +165,7 @@ export async function goalCompletions(clickhouse: ClickHouseClient, websiteId: s
  */
 async function attributedSources(clickhouse: ClickHouseClient, websiteId: string, range: TimeRange): Promise<Map<string, string>> {
   // Read from `events`, not `sessions`: the sessions table keeps any() pageview's source_name, not the first.
-  const rows = await select<{ event_id: string; source: string }>(
+  const rows = await selectRows<{ event_id: string; source: string }>(
     clickhouse,
     `WITH purchases AS (
        SELECT event_id, visitor_id, ts FROM events
@@ -286,7 +280,7 @@ export async function visitorProfile(
        ORDER BY occurred_at DESC, event_id ASC LIMIT $3`,
       [websiteId, visitorId, limit],
     ),
-    select<{ event_id: string; type: string; name: string; ts_ms: string; url: string; session_id: string; props: string }>(
+    selectRows<{ event_id: string; type: string; name: string; ts_ms: string; url: string; session_id: string; props: string }>(
       clickhouse,
       `SELECT toString(event_id) AS event_id, type, name, toUnixTimestamp64Milli(ts) AS ts_ms, url, session_id, props
        FROM events WHERE website_id = {website:UUID} AND visitor_id = {visitor:String}
@@ -317,12 +311,12 @@ export async function realtimePageviews(
   const params = rangeParams(websiteId, { from: new Date(now.getTime() - minutes * 60_000), to: now });
   const where = `${IN_RANGE} AND type = 'pageview'`;
   const [totals, pages] = await Promise.all([
-    select<{ pageviews: string; visitors: string }>(
+    selectRows<{ pageviews: string; visitors: string }>(
       clickhouse,
       `SELECT count() AS pageviews, uniqIf(visitor_id, visitor_id != '') AS visitors FROM events WHERE ${where}`,
       params,
     ),
-    select<{ path: string; views: string }>(
+    selectRows<{ path: string; views: string }>(
       clickhouse,
       `SELECT pathname AS path, count() AS views FROM events WHERE ${where}
        GROUP BY pathname ORDER BY views DESC, path ASC LIMIT ${REALTIME_TOP_PAGES}`,

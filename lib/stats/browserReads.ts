@@ -14,25 +14,15 @@
 //   the copy ReplacingMergeTree itself keeps, so the answer does not change when the merge happens. The page
 //   of sessions is chosen from (session_id, seq, ts) alone; only its sessions' chunk data is parsed and only
 //   their `sessions` rows are read (both tables are ordered by (website_id, session_id): point lookups).
-import type { ClickHouseClient } from '../clickhouse/client';
+import { selectRows, type ClickHouseClient } from '../clickhouse/client';
 import type { HeatmapPagesData, ReplaySession, ReplaySessionsData } from '../external/schemas';
-
-async function select<R>(clickhouse: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<R[]> {
-  const result = await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' });
-  return result.json<R>();
-}
-
-function checkInt(value: number, name: string, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}`);
-  return value;
-}
-
-const isoFromMs = (ms: string | number): string => new Date(Number(ms)).toISOString();
+import { checkInt } from '../checks';
+import { isoFromMs } from './time';
 
 /** All-time heatmap pages: distinct clicks per path, most clicked first (ties by path ascending). */
 export async function heatmapPages(clickhouse: ClickHouseClient, websiteId: string, limit: number): Promise<HeatmapPagesData> {
   checkInt(limit, 'limit', 1, 10_000);
-  const rows = await select<{ url: string; total_interactions: string; last_ms: string }>(
+  const rows = await selectRows<{ url: string; total_interactions: string; last_ms: string }>(
     clickhouse,
     `SELECT pathname AS url, count() AS total_interactions, toUnixTimestamp64Milli(max(ts)) AS last_ms
      FROM interactions FINAL
@@ -69,7 +59,7 @@ export async function replaySessions(
   const limit = checkInt(page.limit, 'limit', 1, 10_000);
   const offset = checkInt(page.offset, 'offset', 0, 1_000_000_000);
   // 1. The page: each session's start is its earliest folded chunk time (min over seq of the latest copy's ts).
-  const pageRows = await select<{ session_id: string }>(
+  const pageRows = await selectRows<{ session_id: string }>(
     clickhouse,
     `SELECT session_id, min(cts) AS started
      FROM (
@@ -88,7 +78,7 @@ export async function replaySessions(
 
   // 2. The page's recordings and session details, both point lookups by session id.
   const [recordings, details] = await Promise.all([
-    select<{ session_id: string; started_ms: string; ended_ms: string; page_url: string; event_count: string }>(
+    selectRows<{ session_id: string; started_ms: string; ended_ms: string; page_url: string; event_count: string }>(
       clickhouse,
       `SELECT session_id,
               toUnixTimestamp64Milli(min(cts)) AS started_ms,
@@ -105,7 +95,7 @@ export async function replaySessions(
        GROUP BY session_id`,
       { website: websiteId, ids },
     ),
-    select<{ session_id: string; device_type: string; browser: string; os: string; country_code: string }>(
+    selectRows<{ session_id: string; device_type: string; browser: string; os: string; country_code: string }>(
       clickhouse,
       `SELECT session_id,
               anyIf(device_type, device_type != '') AS device_type,

@@ -3,7 +3,7 @@
 // from `events`, session metrics from the `sessions` table the materialized view keeps; whole closed days
 // of unfiltered questions come from the daily rollups (lib/stats/rollups.ts), merged in the same query
 // with the raw rows of the rest of the range, so both paths give the same numbers.
-import type { ClickHouseClient } from '../clickhouse/client';
+import { selectRows, type ClickHouseClient } from '../clickhouse/client';
 import type { Filter, Metric } from './params';
 import { rollupPlan, windowAvailable, type RollupPlan } from './rollups';
 
@@ -144,9 +144,10 @@ export interface Window {
   end: number;
 }
 
-const T = "DateTime64(3, 'UTC')";
-/** An empty visitor sketch, for rows of a UNION that bring no visitors. */
-const EMPTY_SKETCH = "arrayReduce('uniqState', CAST([], 'Array(String)'))";
+/** The type of event and session timestamps, for bound parameters. */
+export const T = "DateTime64(3, 'UTC')";
+/** An empty visitor sketch, for rows that bring no visitors. */
+export const EMPTY_SKETCH = "arrayReduce('uniqState', CAST([], 'Array(String)'))";
 
 /**
  * `column` within any of the windows (bound parameters w{i}a / w{i}b), optionally widened by a day: on both
@@ -231,18 +232,21 @@ function rollupKey(d: Dimension | undefined): string {
   }
 }
 
+/** Binds a rollup dimension's name and answers its placeholder. */
+function bindDim(params: Record<string, unknown>, dim: string): string {
+  const name = `dim_${dim.replace(/\W/g, '_')}`;
+  params[name] = dim;
+  return `{${name}:String}`;
+}
+
 /** Rows of one rollup dimension over the plan's days. */
 function rollupRows(columns: string, dim: string, plan: RollupPlan, d: Dimension | undefined, params: Record<string, unknown>): string {
   params.rlo = plan.firstDay;
   params.rhi = plan.lastDay;
-  params[`dim_${dim.replace(/\W/g, '_')}`] = dim;
   return `SELECT ${rollupKey(d)} AS k, ${columns} FROM daily_rollups
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = {dim_${dim.replace(/\W/g, '_')}:String} AND date >= {rlo:Date} AND date <= {rhi:Date}`;
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = ${bindDim(params, dim)} AND date >= {rlo:Date} AND date <= {rhi:Date}`;
 }
 
-async function rows<T>(clickhouse: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
-  return (await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' })).json<T>();
-}
 
 /** Runs a query; one row per key (a single '' key without a dimension). */
 export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Promise<StatsRow[]> {
@@ -298,13 +302,13 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       params.wlast = plan.lastDay;
       // By day, the window only feeds the range total (GROUPING SETS' empty set); its own key row is dropped.
       merged = `SELECT ${byDay ? "'~window'" : 'value'} AS k, visitors AS v, 0 AS vn, 0 AS pv, 0 AS ev FROM window_rollups
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND dim = {dim_${dims.events.replace(/\W/g, '_')}:String}`;
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND dim = ${bindDim(params, dims.events)}`;
     }
     const sql = `SELECT k, uniqMerge(v) AS vm, sum(vn) AS vs, sum(pv) AS pageviews, sum(ev) AS events FROM (
       ${union([raw, rolled, merged])}
     ) ${groupBy}`;
     parts.push(
-      rows<{ k: string; vm: string; vs: string; pageviews: string; events: string }>(clickhouse, sql, params).then((result) => {
+      selectRows<{ k: string; vm: string; vs: string; pageviews: string; events: string }>(clickhouse, sql, params).then((result) => {
         for (const r of result) {
           if (r.k === '~window') continue;
           // A total row counts its visitors from sketches only; day rows add the days' own counts.
@@ -345,7 +349,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       ) ${groupBy} HAVING n > 0`;
     type SessionRow = { k: string; visitors: string; pageviews: string; events: string; n: string; value_score: number; visit_duration: number; bounce_rate: number };
     parts.push(
-      rows<SessionRow>(clickhouse, sql, params).then((result) => {
+      selectRows<SessionRow>(clickhouse, sql, params).then((result) => {
         for (const r of result) {
           put(r.k, {
             ...(bySessions ? { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) } : {}),
@@ -379,15 +383,20 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       ${union([raw, rolled])}
     ) GROUP BY k HAVING sum(scored) > 0`;
     parts.push(
-      rows<{ k: string; value_score: number }>(clickhouse, sql, params).then((result) => {
+      selectRows<{ k: string; value_score: number }>(clickhouse, sql, params).then((result) => {
         for (const r of result) put(r.k, { value_score: Number(r.value_score) });
       }),
     );
   }
 
-  // The parts read different tables and fill different metrics: the store runs them side by side.
+  // The parts fill different metrics; sent together, none waits for another's round trip.
   await Promise.all(parts);
   return [...merged.entries()].map(([key, values]) => ({ key, values: pick(values, q.metrics) }));
+}
+
+/** Breakdown order: by a metric, largest first, ties by the row's value ascending. */
+export function byMetricDesc(metric: ModelMetric) {
+  return (a: StatsRow, b: StatsRow) => (b.values[metric] ?? 0) - (a.values[metric] ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 }
 
 function pick(values: MetricValues, metrics: readonly ModelMetric[]): MetricValues {
@@ -434,7 +443,7 @@ export async function runEventBreakdowns(
       ${selects.join('\n      UNION ALL\n      ')}
     ) GROUP BY d, k`;
   const out = Object.fromEntries([...dimensions, 'total'].map((d) => [d, [] as StatsRow[]])) as Record<EventDimension | 'total', StatsRow[]>;
-  for (const r of await rows<{ d: string; k: string; visitors: string; pageviews: string; events: string }>(clickhouse, sql, params)) {
+  for (const r of await selectRows<{ d: string; k: string; visitors: string; pageviews: string; events: string }>(clickhouse, sql, params)) {
     out[(r.d === '' ? 'total' : r.d) as EventDimension | 'total'].push({
       key: r.k,
       values: { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) },
@@ -492,7 +501,7 @@ export async function listVisits(
     )
     ORDER BY s DESC, session_id ASC`;
   type Row = { session_id: string; visitor: string; started_ms: string; country: string; town: string; device: string; br: string; system: string; landing: string; ref: string; interacted: number; score: number };
-  return (await rows<Row>(clickhouse, sql, params)).map((r) => ({
+  return (await selectRows<Row>(clickhouse, sql, params)).map((r) => ({
     session_id: r.session_id,
     visitor_id: r.visitor,
     started_ms: Number(r.started_ms),

@@ -2,8 +2,8 @@
 // zone, and the query model reads whole rolled-up days from them, the rest of a range from the raw tables.
 // A day is closed RAW_TAIL_MS after it ends: server events may carry a ts up to 24 h old, and queued jobs
 // need a moment to land. Visits still getting events after that are counted as they stood then.
-import type { ClickHouseClient } from '../clickhouse/client';
-import { SCORE_COLUMNS, sessionFold, VALUE_SCORE_SQL, type Window } from './query';
+import { selectRows, type ClickHouseClient } from '../clickhouse/client';
+import { EMPTY_SKETCH, SCORE_COLUMNS, sessionFold, T, VALUE_SCORE_SQL, type Window } from './query';
 import { addDays, daysBetween, formatDate, localParts, parseDate, startOfDay, today, type LocalDate } from './time';
 
 export const RAW_TAIL_MS = 26 * 3600_000;
@@ -18,9 +18,9 @@ export interface RollupPlan {
   rawWindows: Window[];
 }
 
-async function select<T>(clickhouse: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
-  return (await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' })).json<T>();
-}
+
+const later = (a: LocalDate, b: LocalDate) => (daysBetween(a, b) > 0 ? b : a);
+const earlier = (a: LocalDate, b: LocalDate) => (daysBetween(a, b) < 0 ? b : a);
 
 /** The local date of an instant when it is that date's midnight; undefined for any other instant. */
 function midnightDate(instant: number, timeZone: string): LocalDate | undefined {
@@ -50,7 +50,7 @@ async function cachedCoverage(clickhouse: ClickHouseClient, websiteId: string, t
 
 /** The computed days of a website in a time zone, when they form one unbroken run. */
 export async function rollupCoverage(clickhouse: ClickHouseClient, websiteId: string, timeZone: string): Promise<{ first: LocalDate; last: LocalDate } | undefined> {
-  const [row] = await select<{ lo: string; hi: string; n: string }>(
+  const [row] = await selectRows<{ lo: string; hi: string; n: string }>(
     clickhouse,
     `SELECT toString(min(date)) AS lo, toString(max(date)) AS hi, uniqExact(date) AS n
      FROM daily_rollups WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = '_'`,
@@ -69,9 +69,8 @@ export async function rollupPlan(clickhouse: ClickHouseClient, websiteId: string
   if (!from || !until) return undefined;
   const coverage = await cachedCoverage(clickhouse, websiteId, timeZone);
   if (!coverage) return undefined;
-  const first = daysBetween(coverage.first, from) > 0 ? from : coverage.first;
-  const lastInRange = addDays(until, -1);
-  const last = daysBetween(coverage.last, lastInRange) < 0 ? lastInRange : coverage.last;
+  const first = later(coverage.first, from);
+  const last = earlier(coverage.last, addDays(until, -1));
   if (daysBetween(first, last) < 0) return undefined;
   const rolledStart = startOfDay(first, timeZone);
   const rolledEnd = startOfDay(addDays(last, 1), timeZone);
@@ -100,7 +99,6 @@ const MARKER_TTL_DAYS = 1830;
 export async function computeRollups(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: LocalDate, last: LocalDate): Promise<void> {
   const window = { start: startOfDay(first, timeZone), end: startOfDay(addDays(last, 1), timeZone) };
   const base = { w: websiteId, tz: timeZone, a: window.start / 1000, b: window.end / 1000 };
-  const T = "DateTime64(3, 'UTC')";
   // A run that failed half-way left rows without markers: clear the days first, so that every (day, dim,
   // value) has one row and readers need no FINAL.
   await clickhouse.command({
@@ -133,7 +131,7 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
     // A visit counts for every page it viewed, up to a day after its day (it may run on past midnight).
     query: `INSERT INTO daily_rollups (${COLUMNS})
       SELECT {w:UUID}, {tz:String}, toDate(f.s, {tz:String}) AS day, 'page_scores', page,
-        uniqStateIf('', 0), 0, 0, 0, 0, 0, 0, toFloat64(sum(${VALUE_SCORE_SQL})), count(), max(f.exp)
+        ${EMPTY_SKETCH}, 0, 0, 0, 0, 0, 0, toFloat64(sum(${VALUE_SCORE_SQL})), count(), max(f.exp)
       FROM (
         SELECT session_id, groupUniqArray(pathname) AS pages FROM events
         WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} + INTERVAL 1 DAY AND type = 'pageview' AND session_id != ''
@@ -147,7 +145,7 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   // Markers last: a day counts as rolled up only once all its rows are in.
   await clickhouse.command({
     query: `INSERT INTO daily_rollups (${COLUMNS})
-      SELECT {w:UUID}, {tz:String}, addDays({first:Date}, number) AS day, '_', '', arrayReduce('uniqState', CAST([], 'Array(String)')), 0, 0, 0, 0, 0, 0, 0, 0,
+      SELECT {w:UUID}, {tz:String}, addDays({first:Date}, number) AS day, '_', '', ${EMPTY_SKETCH}, 0, 0, 0, 0, 0, 0, 0, 0,
         toDateTime(addDays(day, ${MARKER_TTL_DAYS}))
       FROM numbers({n:UInt32})`,
     query_params: { w: websiteId, tz: timeZone, first: formatDate(first), n: daysBetween(first, last) + 1 },
@@ -167,7 +165,7 @@ export async function windowAvailable(clickhouse: ClickHouseClient, websiteId: s
   const seen = knownWindows.get(key);
   // A window lives for days; remembering it for an hour is safe.
   if (seen && Date.now() - seen < 3600_000) return true;
-  const [row] = await select<{ n: string }>(
+  const [row] = await selectRows<{ n: string }>(
     clickhouse,
     `SELECT count() AS n FROM window_rollups WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {last:Date} AND first = {first:Date} AND dim = '_'`,
     { w: websiteId, tz: timeZone, first, last },
@@ -191,20 +189,17 @@ export async function computeWindow(clickhouse: ClickHouseClient, websiteId: str
   });
   await clickhouse.command({
     query: `INSERT INTO window_rollups (website_id, tz, first, last, dim, value, visitors, made_at)
-      VALUES ({w:UUID}, {tz:String}, {first:Date}, {last:Date}, '_', '', arrayReduce('uniqState', CAST([], 'Array(String)')), now())`,
+      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, '_', '', ${EMPTY_SKETCH}, now()`,
     query_params: params,
   });
 }
 
-/** Keeps the standard ranges' merged sketches for today's closed days; answers how many were made. */
-export async function ensureWindows(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, now: number): Promise<number> {
-  const coverage = await rollupCoverage(clickhouse, site.id, site.timezone);
-  if (!coverage) return 0;
+/** Keeps the standard ranges' merged sketches over the rolled-up days; answers how many were made. */
+async function ensureWindows(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, coverage: { first: LocalDate; last: LocalDate }, now: number): Promise<number> {
   const day = today(site.timezone, now);
   let made = 0;
   for (const n of WINDOW_DAYS) {
-    const wanted = addDays(day, 1 - n);
-    const first = daysBetween(coverage.first, wanted) > 0 ? wanted : coverage.first;
+    const first = later(coverage.first, addDays(day, 1 - n));
     if (daysBetween(first, coverage.last) < 0) continue;
     if (await windowAvailable(clickhouse, site.id, site.timezone, formatDate(first), formatDate(coverage.last))) continue;
     await computeWindow(clickhouse, site.id, site.timezone, first, coverage.last);
@@ -229,7 +224,7 @@ export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: st
   const coverage = await rollupCoverage(clickhouse, site.id, site.timezone);
   let first = coverage ? addDays(coverage.last, 1) : undefined;
   if (!first) {
-    const [row] = await select<{ t: string }>(
+    const [row] = await selectRows<{ t: string }>(
       clickhouse,
       `SELECT toString(toUnixTimestamp64Milli(min(ts))) AS t FROM events WHERE website_id = {w:UUID} HAVING count() > 0`,
       { w: site.id },
@@ -238,11 +233,11 @@ export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: st
     first = today(site.timezone, Number(row.t));
   }
   if (daysBetween(first, closed) < 0) {
-    await ensureWindows(clickhouse, site, now);
+    if (coverage) await ensureWindows(clickhouse, site, coverage, now);
     return 0;
   }
-  const last = daysBetween(first, closed) >= MAX_DAYS_PER_RUN ? addDays(first, MAX_DAYS_PER_RUN - 1) : closed;
+  const last = earlier(closed, addDays(first, MAX_DAYS_PER_RUN - 1));
   await computeRollups(clickhouse, site.id, site.timezone, first, last);
-  if (daysBetween(last, closed) === 0) await ensureWindows(clickhouse, site, now);
+  if (daysBetween(last, closed) === 0) await ensureWindows(clickhouse, site, { first: coverage?.first ?? first, last }, now);
   return daysBetween(first, last) + 1;
 }

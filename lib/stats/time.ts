@@ -120,3 +120,6 @@ export function hourLabels(d: LocalDate, timeZone: string): string[] {
   }
   return labels;
 }
+
+/** An epoch-milliseconds value (ClickHouse returns 64-bit numbers as strings) as an ISO 8601 instant. */
+export const isoFromMs = (ms: string | number): string => new Date(Number(ms)).toISOString();

@@ -1,0 +1,8 @@
+// Guards for lib functions that callers outside HTTP (jobs, the CLI, tests) may call with bad numbers:
+// the routes validate first, so a failure here is a programming error, thrown as RangeError.
+
+/** `value` when it is an integer in [min, max]. */
+export function checkInt(value: number, name: string, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}`);
+  return value;
+}
