@@ -90,6 +90,8 @@ describe('websites', () => {
         type: 'pageview',
         ts: '2026-11-01 10:00:00.000',
         received_at: '2026-11-01 10:00:00.000',
+        // Sessions too: their table keeps a projection that the purge's lightweight delete must rebuild.
+        session_id: `s-${i}`,
         expire_at: '2030-01-01 00:00:00',
       })),
     });
@@ -99,6 +101,13 @@ describe('websites', () => {
     expect((await call('GET', `/api/websites/${site.id}`, { token: owner.token })).status).toBe(404);
     const rows = await (await ctx.clickhouse.query({ query: 'SELECT toString(website_id) AS w, count() AS n FROM events GROUP BY w', format: 'JSONEachRow' })).json<{ w: string; n: string }>();
     expect(rows).toEqual([{ w: keep.id, n: '1' }]);
+    // Read through the start-ordered projection (a start_ts range) as well as the table's own order.
+    for (const where of ['1', "start_ts >= '2026-11-01 00:00:00' AND start_ts < '2026-11-02 00:00:00'"]) {
+      const sessions = await (
+        await ctx.clickhouse.query({ query: `SELECT toString(website_id) AS w, session_id AS s FROM sessions WHERE ${where}`, format: 'JSONEachRow' })
+      ).json<{ w: string; s: string }>();
+      expect(sessions).toEqual([{ w: keep.id, s: 's-2' }]);
+    }
   });
 });
 
