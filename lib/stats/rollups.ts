@@ -154,8 +154,12 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
 
 /** The standard ranges (days ending today) whose visitor sketches are kept merged. */
 export const WINDOW_DAYS = [7, 30, 90, 365] as const;
-/** Per-page dimensions have small sketches per day: merging them ahead gains nothing. */
-const WINDOW_DIMS_EXCLUDED = ['_', 'page', 'page_scores', 's:entry_page', 's:exit_page'];
+/**
+ * Dimensions without a window: the marker, page scores (no sketch), and the visit dimensions by entry and exit
+ * page (read per day). Pages have one: even when their daily sketches hardly overlap, reading one merged
+ * sketch per page costs about half of reading and merging a sketch per page and day (measured 2.2×).
+ */
+const WINDOW_DIMS_EXCLUDED = ['_', 'page_scores', 's:entry_page', 's:exit_page'];
 
 const knownWindows = new Map<string, number>();
 
