@@ -193,8 +193,21 @@ export const SCORE_COLUMNS = 'sum(engagement_ms) AS eng, sum(goals) AS goals, ma
  * it (or continues after it) is folded whole; only a session longer than a day could be misplaced.
  */
 export function sessionFold(columns: string, filters: readonly Filter[], windows: readonly Window[], params: Record<string, unknown>): string {
-  return `SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it${columns ? `, ${columns}` : ''}
-        FROM sessions
+  const select = `SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it${columns ? `, ${columns}` : ''}
+        FROM sessions`;
+  if (windows.length === 1) {
+    // One window: every part of a session that began in it lies in it or the day after, so only those parts
+    // are folded; a session that began the day before is left out by its id alone (one cheap column).
+    params.wpa = windows[0].start / 1000;
+    return `${select}
+        WHERE website_id = {w:UUID} AND ${inWindows('start_ts', windows, params, 'after')}${sessionFilterSql(filters, windows, params)}
+          AND session_id NOT IN (
+            SELECT session_id FROM sessions
+            WHERE website_id = {w:UUID} AND start_ts >= {wpa:${T}} - INTERVAL 1 DAY AND start_ts < {wpa:${T}})
+        GROUP BY session_id
+        HAVING ${inWindows('s', windows, params)} AND pv > 0`;
+  }
+  return `${select}
         WHERE website_id = {w:UUID} AND ${inWindows('start_ts', windows, params, 'around')}${sessionFilterSql(filters, windows, params)}
         GROUP BY session_id
         HAVING ${inWindows('s', windows, params)} AND pv > 0`;
@@ -305,7 +318,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
     const byDay = q.dimension === 'time:day';
     const timeDimension = q.dimension?.startsWith('time:') === true;
     const windowed =
-      plan && dims && wantVisitors && q.dimension !== 'page' && (!timeDimension || (byDay && q.total === true))
+      plan && dims && wantVisitors && (!timeDimension || (byDay && q.total === true))
         ? await windowAvailable(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay)
         : false;
     // A day's own count serves its day row, unless the daily sketches must be read anyway for the total.

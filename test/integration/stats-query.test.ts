@@ -5,7 +5,9 @@ import { resolvePeriod, type ResolvedPeriod } from '../../lib/stats/period';
 import { runStats, type StatsQuery } from '../../lib/stats/query';
 import { parseDate } from '../../lib/stats/time';
 import { createTestContext, type TestContext } from '../helpers/context';
-import { insertDstFixture } from '../helpers/statsFixture';
+import { insertEventsText } from '../../lib/ingest/chWriter';
+import { packEvents } from '../../lib/ingest/rows';
+import { eventRow, insertDstFixture } from '../helpers/statsFixture';
 
 const TZ = 'Europe/Berlin';
 const SITE = randomUUID();
@@ -72,4 +74,21 @@ it('breaks down by country and by page, and filters with one-of and negation', a
   expect(notChrome).toEqual([{ key: '', values: { visitors: 1 } }]);
   const injected = await runStats(ctx.clickhouse, query({ metrics: ['visitors'], filters: [{ key: 'page', operator: 'is', values: ["/a' OR '1'='1"] }] }));
   expect(injected).toEqual([]);
+});
+
+it('places a visit written in two inserts across midnight on the day it began, whole', async () => {
+  // Written as the ingest writer would: the first pageview in one insert, the next in a later one, so the
+  // sessions table holds two parts of the visit, one on each side of the local midnight of the 31st.
+  const site = randomUUID();
+  const v = { visitor_id: 'N', session_id: 'N1' };
+  for (const ts of ['2026-03-30T21:50:00Z', '2026-03-30T22:10:00Z']) {
+    const packed = packEvents([eventRow(site, { ...v, ts })]);
+    await insertEventsText(ctx.clickhouse, packed.eventsText, packed.eventIds);
+  }
+  const on = (date: string) => resolvePeriod('day', parseDate(date)!, TZ) as ResolvedPeriod;
+  const ask = (date: string) => runStats(ctx.clickhouse, query({ websiteId: site, start: on(date).start, end: on(date).end, metrics: ['visits', 'pageviews', 'visit_duration', 'bounce_rate'] }));
+  // 30 March: the visit, both pageviews' 20 minutes; its first pageview only.
+  expect(await ask('2026-03-30')).toEqual([{ key: '', values: { visits: 1, pageviews: 1, visit_duration: 1200, bounce_rate: 0 } }]);
+  // 31 March: the second pageview, but no visit began that day.
+  expect(await ask('2026-03-31')).toEqual([{ key: '', values: { visits: 0, pageviews: 1, visit_duration: 0, bounce_rate: 0 } }]);
 });
