@@ -108,7 +108,7 @@ interface EventPieces {
   tail: string;
 }
 
-interface Template {
+export interface Template {
   prefix: string; // {"trackingCode":…,"serverContext":…,"events":[
   events: EventPieces[];
 }
@@ -119,7 +119,7 @@ function eventPieces(type: string, ageMs: number, rest: Record<string, unknown>)
   return { head: `{"type":"${type}","ts":`, ageMs, mid: ',"idempotencyKey":"', tail: `",${restJson}` };
 }
 
-function buildTemplates(count: number, batchSize: number, trackingCode: string, seed = 42): Template[] {
+export function buildTemplates(count: number, batchSize: number, trackingCode: string, seed = 42): Template[] {
   const rnd = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
   const returning: string[] = [];
@@ -178,7 +178,7 @@ function probeEvent(id: string, ts: number): string {
 }
 
 /** A request body with fresh idempotency keys and timestamps relative to now. */
-function renderBody(tpl: Template, now: number, probe: string | undefined): string {
+export function renderBody(tpl: Template, now: number, probe: string | undefined): string {
   const parts: string[] = [tpl.prefix];
   const evs = tpl.events;
   let start = 0;

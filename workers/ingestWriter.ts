@@ -10,7 +10,7 @@ import { existingEventIds, insertEventsText, isBadDataError } from '../lib/inges
 import type { IdempotencyKeys } from '../lib/ingest/dedupe';
 import { insertBrowserRows, upsertErrorGroups } from '../lib/ingest/browserWriter';
 import { writeIdentities, writePayments } from '../lib/ingest/pgWriter';
-import { ingestJobSchema, type IngestJob } from '../lib/ingest/rows';
+import { EVENT_COLUMNS, ingestJobSchema, V2_EVENT_COLUMNS, wholeLines, type IngestJob } from '../lib/ingest/rows';
 import type { Logger } from '../lib/log';
 
 export interface IngestWriterOptions {
@@ -57,7 +57,9 @@ function isBadRowError(err: unknown): boolean {
 
 /** What one job contributes to a flush once void or already-stored events are taken out. */
 interface Prepared {
+  /** Whole JSONCompactEachRow lines, values in `columns` order. */
   text: string;
+  columns: readonly string[];
   ids: string[];
   dropped: number;
 }
@@ -164,12 +166,16 @@ export class IngestWriter {
   }
 
   private async insertEvents(prepared: Prepared[]): Promise<void> {
-    const parts = prepared.filter((p) => p.ids.length > 0);
-    await insertEventsText(
-      this.opts.clickhouse,
-      parts.map((p) => p.text).join('\n'),
-      parts.flatMap((p) => p.ids),
-    );
+    // One insert per column order: v3 jobs all share one; v2 jobs only remain from before it.
+    for (const columns of new Set(prepared.map((p) => p.columns))) {
+      const parts = prepared.filter((p) => p.columns === columns && p.ids.length > 0);
+      await insertEventsText(
+        this.opts.clickhouse,
+        parts.map((p) => p.text).join('\n'),
+        parts.flatMap((p) => p.ids),
+        columns,
+      );
+    }
   }
 
   /** Writes each job on its own (side records, then events); a job whose data is refused fails for good. */
@@ -212,11 +218,14 @@ export class IngestWriter {
       retried && data.tsRange
         ? await existingEventIds(this.opts.clickhouse, data.websiteId, data.eventIds, data.tsRange)
         : new Set<string>();
-    if (voided.size === 0 && stored.size === 0) return { text: data.eventsText, ids: data.eventIds, dropped: 0 };
+    const whole = (text: string) => (data.v === 2 ? text : wholeLines(data.eventsHead, text));
+    const columns = data.v === 2 ? V2_EVENT_COLUMNS : EVENT_COLUMNS;
+    if (voided.size === 0 && stored.size === 0) return { text: whole(data.eventsText), columns, ids: data.eventIds, dropped: 0 };
     const lines = data.eventsText === '' ? [] : data.eventsText.split('\n');
     const keep = data.eventIds.map((id) => !voided.has(id) && !stored.has(id));
     return {
-      text: lines.filter((_, i) => keep[i]).join('\n'),
+      text: whole(lines.filter((_, i) => keep[i]).join('\n')),
+      columns,
       ids: data.eventIds.filter((_, i) => keep[i]),
       dropped: keep.filter((k) => !k).length,
     };
@@ -226,7 +235,7 @@ export class IngestWriter {
   private async voidedEvents(job: Job, data: IngestJob): Promise<Set<string>> {
     if (data.keyed.length === 0 || !job.id) return new Set();
     const held = await this.opts.idempotency.claimStillHeld(
-      data.keyed.map(([, key]) => this.opts.idempotency.key(data.websiteId, key)),
+      this.opts.idempotency.keys(data.websiteId, data.keyed.map(([, key]) => key)),
       job.id,
     );
     return new Set(data.keyed.filter((_, i) => !held[i]).map(([line]) => data.eventIds[line]));

@@ -12,7 +12,7 @@ import type { BrowserEvent, IgnoreReason } from './browserSchemas';
 import { hashIp } from './enrich';
 import { hostAllowed, ipExcluded, pathExcluded } from './exclusions';
 import type { Enrichers } from './pipeline';
-import { chSeconds, chTime, packEvents, type EventRow, type IngestJob } from './rows';
+import { chSeconds, chTime, packJobEvents, type EventRow, type IngestJob } from './rows';
 import type { DailySalts } from './salt';
 import type { SiteConfigCache } from './siteCache';
 import { referrerDomain, sourceName } from './source';
@@ -128,10 +128,9 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest)
     expire_at: expireAt,
   };
   const job: IngestJob = {
-    v: 2,
     websiteId: website.id,
     // Replay chunks are recordings, not analytics events.
-    ...packEvents(e.event_type === 'replay' ? [] : [row]),
+    ...packJobEvents(e.event_type === 'replay' ? [] : [row]),
     identities: [],
     payments: [],
     interactions:

@@ -23,10 +23,16 @@ export function isBadDataError(err: unknown): boolean {
   return typeof type === 'string' && BAD_DATA_TYPE.test(type);
 }
 
-export async function insertEventsText(clickhouse: ClickHouseClient, text: string, eventIds: readonly string[]): Promise<void> {
+/** Inserts whole JSONCompactEachRow lines whose values are in `columns` order (EVENT_COLUMNS unless told). */
+export async function insertEventsText(
+  clickhouse: ClickHouseClient,
+  text: string,
+  eventIds: readonly string[],
+  columns: readonly string[] = EVENT_COLUMNS,
+): Promise<void> {
   if (eventIds.length === 0) return;
   const result = await clickhouse.exec({
-    query: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) FORMAT JSONCompactEachRow`,
+    query: `INSERT INTO events (${columns.join(', ')}) FORMAT JSONCompactEachRow`,
     values: Readable.from([text]),
     clickhouse_settings: {
       insert_deduplication_token: dedupToken(eventIds),

@@ -11,16 +11,21 @@ export const DEDUPE_TTL_SECONDS = 24 * 3600;
 const RELEASED = 'x:';
 
 // One round trip for a whole batch: answer 1 for a fresh claim, 0 for a duplicate. A key repeated inside
-// the batch is claimed by its first occurrence only.
+// the batch is claimed by its first occurrence only. Almost every key is new, so the claim is first tried
+// as one SET NX; only a key that exists is read, and claimed over when it is a tombstone.
 const CLAIM = `
 local out = {}
 for i, key in ipairs(KEYS) do
-  local v = redis.call('GET', key)
-  if (not v) or string.sub(v, 1, 2) == '${RELEASED}' then
-    redis.call('SET', key, ARGV[1], 'EX', ARGV[2])
+  if redis.call('SET', key, ARGV[1], 'NX', 'EX', ARGV[2]) then
     out[i] = 1
   else
-    out[i] = 0
+    local v = redis.call('GET', key)
+    if (not v) or string.sub(v, 1, 2) == '${RELEASED}' then
+      redis.call('SET', key, ARGV[1], 'EX', ARGV[2])
+      out[i] = 1
+    else
+      out[i] = 0
+    end
   end
 end
 return out`;
@@ -44,6 +49,12 @@ export class IdempotencyKeys {
 
   key(websiteId: string, idempotencyKey: string): string {
     return redisKey(this.prefix, 'idem', websiteId, idempotencyKey);
+  }
+
+  /** key() for each idempotency key of one website, the shared part built once (a batch has 1,000). */
+  keys(websiteId: string, idempotencyKeys: readonly string[]): string[] {
+    const shared = this.key(websiteId, '');
+    return idempotencyKeys.map((k) => shared + k);
   }
 
   /** For each key in order: true when this call claimed it, false when it was already claimed. */

@@ -17,6 +17,16 @@ export interface RequestContext {
   geo?: { country_code: string; region: string; city: string };
   ua?: { device_type: string; browser: string; browser_version: string; os: string; os_version: string };
   language: string;
+  /**
+   * What this request's pages and referrers parse to, by URL. A batch repeats a site's few pages and
+   * referrers many times, and parsing a URL was the costliest step of building a row.
+   */
+  memo: { pages: Map<string, PageLocation>; referrerDomains: Map<string, string> };
+}
+
+/** A memo for one request's RequestContext. */
+export function requestMemo(): RequestContext['memo'] {
+  return { pages: new Map(), referrerDomains: new Map() };
 }
 
 /** One spelling per address: an IPv4-mapped IPv6 address (::ffff:1.2.3.4) is its IPv4 address. */
@@ -38,13 +48,40 @@ export function primaryLanguage(acceptLanguage: string | undefined): string {
   return /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(tag) ? tag : '';
 }
 
-function parsePageUrl(url: string, domain: string): { url: string; hostname: string; pathname: string; query: URLSearchParams } {
+/** A page URL's parts that fill columns; utm holds the query's values of UTM_PARAMS, '' when absent. */
+interface PageLocation {
+  hostname: string;
+  pathname: string;
+  utm: string[];
+}
+
+const UTM_PARAMS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_term'] as const;
+
+function parsePageUrl(url: string, domain: string): PageLocation {
   try {
     const parsed = new URL(url, `https://${domain}`);
-    return { url, hostname: parsed.hostname.toLowerCase(), pathname: decodeSafe(parsed.pathname), query: parsed.searchParams };
+    const query = parsed.searchParams;
+    return {
+      hostname: parsed.hostname.toLowerCase(),
+      pathname: decodeSafe(parsed.pathname),
+      utm: UTM_PARAMS.map((name) => query.get(name)?.slice(0, 256) || ''),
+    };
   } catch {
-    return { url, hostname: '', pathname: url.split(/[?#]/)[0], query: new URLSearchParams() };
+    return { hostname: '', pathname: url.split(/[?#]/)[0], utm: UTM_PARAMS.map(() => '') };
   }
+}
+
+function pageLocation(url: string, ctx: RequestContext): PageLocation {
+  let loc = ctx.memo.pages.get(url);
+  if (!loc) ctx.memo.pages.set(url, (loc = parsePageUrl(url, ctx.websiteDomain)));
+  return loc;
+}
+
+function memoReferrerDomain(referrer: string | undefined, ctx: RequestContext): string {
+  if (!referrer) return '';
+  let domain = ctx.memo.referrerDomains.get(referrer);
+  if (domain === undefined) ctx.memo.referrerDomains.set(referrer, (domain = referrerDomain(referrer)));
+  return domain;
 }
 
 function decodeSafe(path: string): string {
@@ -60,9 +97,11 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 export function buildEventRow(event: ValidEvent, ctx: RequestContext): EventRow {
   const p = event.props;
   const page = event.type === 'pageview' ? (p as PageviewProps) : undefined;
-  const loc = page ? parsePageUrl(page.url, ctx.websiteDomain) : undefined;
-  const utm = (name: string) => str(p[name]) || loc?.query.get(name)?.slice(0, 256) || '';
-  const refDomain = referrerDomain(page?.referrer);
+  const loc = page ? pageLocation(page.url, ctx) : undefined;
+  // Only pageview props carry utm_* (other types' checked props have none); the URL's query fills the rest.
+  const utm = (i: number) => str(p[UTM_PARAMS[i]]) || loc?.utm[i] || '';
+  const utmSource = utm(0);
+  const refDomain = memoReferrerDomain(page?.referrer, ctx);
   return {
     website_id: ctx.websiteId,
     event_id: randomUUID(),
@@ -73,17 +112,17 @@ export function buildEventRow(event: ValidEvent, ctx: RequestContext): EventRow 
     received_at: ctx.receivedAtText,
     session_id: event.sessionId,
     visitor_id: event.visitorId,
-    url: loc?.url ?? '',
+    url: page?.url ?? '',
     hostname: loc?.hostname ?? '',
     pathname: loc?.pathname ?? '',
     referrer: page?.referrer ?? '',
     referrer_domain: refDomain,
-    source_name: page ? sourceName(utm('utm_source'), refDomain, loc?.hostname || ctx.websiteDomain) : '',
-    utm_source: utm('utm_source'),
-    utm_medium: utm('utm_medium'),
-    utm_campaign: utm('utm_campaign'),
-    utm_content: utm('utm_content'),
-    utm_term: utm('utm_term'),
+    source_name: page ? sourceName(utmSource, refDomain, loc?.hostname || ctx.websiteDomain) : '',
+    utm_source: utmSource,
+    utm_medium: utm(1),
+    utm_campaign: utm(2),
+    utm_content: utm(3),
+    utm_term: utm(4),
     device_type: str(page?.device_type) || (page ? (ctx.ua?.device_type ?? '') : ''),
     browser: str(page?.browser) || (page ? (ctx.ua?.browser ?? '') : ''),
     browser_version: page && !page.browser ? (ctx.ua?.browser_version ?? '') : '',

@@ -10,9 +10,9 @@ import type { Logger } from '../log';
 import { PLANS } from '../plans';
 import type { PresenceHit, PresenceSink } from '../realtime/presence';
 import type { IdempotencyKeys } from './dedupe';
-import { buildEventRow, hashIp, identityRecord, normalizeIp, paymentRecord, primaryLanguage, type RequestContext } from './enrich';
+import { buildEventRow, hashIp, identityRecord, normalizeIp, paymentRecord, primaryLanguage, requestMemo, type RequestContext } from './enrich';
 import type { ActiveGoalsCache } from './goalsCache';
-import { chSeconds, chTime, packEvents, type EventRow, type IdentityRecord, type IngestJob, type PaymentRecord } from './rows';
+import { chSeconds, chTime, packJobEvents, type EventRow, type IdentityRecord, type IngestJob, type PaymentRecord } from './rows';
 import type { DailySalts } from './salt';
 import type { IngestBatch, IngestError, IngestResult, RejectionReason } from './schemas';
 import { validateServerEvent, type ValidEvent } from './validate';
@@ -42,6 +42,9 @@ export interface IngestRequest {
 }
 
 type Outcome = { kind: 'accepted' } | { kind: 'deduped' } | { kind: 'rejected'; reason: RejectionReason; message: string };
+// Shared: nothing mutates an outcome, and a batch holds a thousand of them.
+const ACCEPTED: Outcome = { kind: 'accepted' };
+const DEDUPED: Outcome = { kind: 'deduped' };
 
 export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): Promise<IngestResult> {
   const now = deps.now?.() ?? Date.now();
@@ -76,12 +79,13 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
   // Dedupe: one atomic claim for every keyed event of the batch.
   const token = randomUUID();
   const keyed = built.filter((b) => b.event.idempotencyKey !== undefined);
-  const keys = keyed.map((b) => deps.idempotency.key(website.id, b.event.idempotencyKey!));
+  const keys = deps.idempotency.keys(website.id, keyed.map((b) => b.event.idempotencyKey!));
   const claimed = await orUnavailable(deps.idempotency.claim(keys, token));
-  const duplicates = new Set(keyed.filter((_, i) => !claimed[i]).map((b) => b.index));
-
-  const accepted = built.filter((b) => !duplicates.has(b.index));
-  for (const b of built) outcomes[b.index] = duplicates.has(b.index) ? { kind: 'deduped' } : { kind: 'accepted' };
+  for (const b of built) outcomes[b.index] = ACCEPTED;
+  keyed.forEach((b, i) => {
+    if (!claimed[i]) outcomes[b.index] = DEDUPED;
+  });
+  const accepted = built.filter((b) => outcomes[b.index] === ACCEPTED);
 
   if (accepted.length > 0) {
     const job = toJob(website.id, accepted);
@@ -127,6 +131,7 @@ async function requestContext(
     geo: ip ? deps.enrichers.geo?.lookup(ip) : undefined,
     ua: server.userAgent ? deps.enrichers.ua?.(server.userAgent) : undefined,
     language: primaryLanguage(server.acceptLanguage),
+    memo: requestMemo(),
   };
 }
 
@@ -137,7 +142,7 @@ function toJob(websiteId: string, accepted: { event: ValidEvent; row: EventRow }
     if (event.type === 'identify') identities.push(identityRecord(event, row));
     if (event.type === 'purchase') payments.push(paymentRecord(event, row));
   }
-  return { v: 2, websiteId, ...packEvents(accepted.map((a) => a.row)), identities, payments, interactions: [], errors: [], replays: [] };
+  return { websiteId, ...packJobEvents(accepted.map((a) => a.row)), identities, payments, interactions: [], errors: [], replays: [] };
 }
 
 // Built from the rows in hand: enrichment already settled the path and country, so nothing is recomputed.

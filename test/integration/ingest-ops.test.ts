@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { main, type Io } from '../../cli/main';
 import { createProducerQueue, QUEUE_NAMES } from '../../lib/queue/queues';
 import { INGEST_JOB_NAME } from '../../lib/queue/ingest';
+import { chSeconds, chTime, V2_EVENT_COLUMNS } from '../../lib/ingest/rows';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
 import { createApiKey, registerUser } from '../helpers/accounts';
@@ -90,6 +92,33 @@ describe('a job ClickHouse cannot read', () => {
       const failed = await queue.getJob('poison-1');
       expect(await failed?.isFailed()).toBe(true);
       expect(failed?.attemptsMade).toBe(1); // unrecoverable: not retried four more times
+    } finally {
+      await queue.close();
+    }
+  });
+});
+
+describe('job formats', () => {
+  it('a v2 job (whole lines in the old column order) queued before an upgrade is still stored, as are v3 jobs', async () => {
+    const queue = createProducerQueue(QUEUE_NAMES.ingest, ctx.config.REDIS_URL, ctx.config.REDIS_PREFIX);
+    try {
+      const now = Date.now();
+      const row = {
+        ...Object.fromEntries(V2_EVENT_COLUMNS.map((c) => [c, ''])),
+        website_id: fx.website.id, event_id: randomUUID(), type: 'event', name: 'legacy', source: 'server',
+        ts: chTime(now), received_at: chTime(now), session_id: 's-legacy', visitor_id: 'v-legacy', ip_hash: 'unknown',
+        screen_width: 0, screen_height: 0, engagement_ms: 0, scroll_depth: 0, revenue: 0, props: '{}',
+        expire_at: chSeconds(now + 86_400_000),
+      } as Record<string, unknown>;
+      await queue.add(INGEST_JOB_NAME, {
+        v: 2, websiteId: fx.website.id, eventsText: JSON.stringify(V2_EVENT_COLUMNS.map((c) => row[c])),
+        eventIds: [row.event_id], keyed: [], tsRange: [row.ts, row.ts],
+        identities: [], payments: [], interactions: [], errors: [], replays: [],
+      });
+      const fresh = [pageview(), pageview()];
+      expect((await fx.post(fresh)).body.acceptedCount).toBe(2);
+      expect(await waitForEvents(ctx, 1, `event_id = '${row.event_id}' AND name = 'legacy' AND received_at = '${row.received_at}'`)).toBe(1);
+      expect(await waitForEvents(ctx, 2, `idempotency_key IN ('${fresh[0].idempotencyKey}', '${fresh[1].idempotencyKey}')`)).toBe(2);
     } finally {
       await queue.close();
     }

@@ -50,6 +50,31 @@ describe('validateServerEvent', () => {
     });
   });
 
+  it('limits props to 32 KiB of JSON exactly, however much escaping a value needs', () => {
+    const MAX = 32 * 1024;
+    const atLimit = { url: '/a', pad: '' };
+    atLimit.pad = 'x'.repeat(MAX - JSON.stringify(atLimit).length);
+    expect(JSON.stringify(atLimit).length).toBe(MAX);
+    expect(validateServerEvent(pv({ props: atLimit }), ctx).ok).toBe(true);
+    expect(validateServerEvent(pv({ props: { ...atLimit, pad: `${atLimit.pad}x` } }), ctx)).toMatchObject({
+      reason: 'invalid_props',
+      message: `props must be at most ${MAX} bytes of JSON`,
+    });
+    // Control characters become 6-character escapes: 5,500 of them are 33,000 characters of JSON.
+    expect(validateServerEvent({ type: 'event', ts: NOW, props: { name: 'n', pad: '\u0001'.repeat(5_500) } }, ctx)).toMatchObject({
+      reason: 'invalid_props',
+    });
+    expect(validateServerEvent({ type: 'event', ts: NOW, props: { name: 'n', pad: '\u0001'.repeat(5_000) } }, ctx).ok).toBe(true);
+    // Nested values are measured too.
+    expect(validateServerEvent({ type: 'event', ts: NOW, props: { name: 'n', deep: { a: ['x'.repeat(MAX)] } } }, ctx)).toMatchObject({
+      reason: 'invalid_props',
+    });
+    expect(validateServerEvent({ type: 'event', ts: NOW, props: { name: 'n', deep: { a: ['x'.repeat(100)], n: 1e300 } } }, ctx)).toMatchObject({
+      ok: true,
+      event: { custom: { deep: { a: ['x'.repeat(100)], n: 1e300 } } },
+    });
+  });
+
   it('matches goal names exactly against active goals', () => {
     expect(validateServerEvent({ type: 'goal', ts: NOW, visitorId: 'v', sessionId: 's', props: { name: 'Signup' } }, ctx).ok).toBe(true);
     expect(validateServerEvent({ type: 'goal', ts: NOW, visitorId: 'v', sessionId: 's', props: { name: 'signup' } }, ctx)).toMatchObject({
@@ -102,6 +127,56 @@ describe('chTime', () => {
     const samples = [0, 5, 70, 999, 1000, -1500, 1795333073007, 1795333073999.7, 1795333073573, 1795333073573];
     for (let i = 0; i < 2000; i++) samples.push(Math.random() * 4e12 - 1e12);
     for (const ms of samples) expect(chTime(ms)).toBe(new Date(Math.floor(ms)).toISOString().replace('T', ' ').replace('Z', ''));
+  });
+});
+
+describe('event rows as JSONCompactEachRow lines', () => {
+  const { EVENT_COLUMNS, JOB_HEAD_COLUMNS, V2_EVENT_COLUMNS, ingestJobSchema, packEvents, packJobEvents, rowValues, wholeLines } =
+    require('../../lib/ingest/rows') as typeof import('../../lib/ingest/rows');
+  // Every column a distinct value, so a column out of place cannot go unnoticed.
+  const row = () =>
+    Object.fromEntries(EVENT_COLUMNS.map((c, i) => [c, c === 'screen_width' || c === 'screen_height' || c === 'engagement_ms' || c === 'scroll_depth' || c === 'revenue' ? i : `v${i}`])) as unknown as import('../../lib/ingest/rows').EventRow;
+  // The line as first written: every string made well formed, then the values in column order.
+  const reference = (r: Record<string, unknown>) => JSON.stringify(EVENT_COLUMNS.map((c) => (typeof r[c] === 'string' ? (r[c] as string).toWellFormed() : r[c])));
+
+  it('lists the values in EVENT_COLUMNS order', () => {
+    const r = row();
+    expect(rowValues(r)).toEqual(EVENT_COLUMNS.map((c) => r[c]));
+    expect(packEvents([r]).eventsText).toBe(reference(r));
+  });
+
+  it('a job carries the request’s columns once; put back, its lines are the whole rows', () => {
+    const rows = [row(), { ...row(), event_id: 'second', url: 'other' }, { ...row(), props: '{"a":"\n["}' }];
+    const job = packJobEvents(rows);
+    expect(job.v).toBe(3);
+    expect(JSON.parse(`[${job.eventsHead}]`)).toEqual(JOB_HEAD_COLUMNS.map((c) => rows[0][c]));
+    expect(job.eventsText.split('\n').map((l) => JSON.parse(l))).toEqual(rows.map((r) => EVENT_COLUMNS.slice(JOB_HEAD_COLUMNS.length).map((c) => r[c])));
+    expect(wholeLines(job.eventsHead, job.eventsText)).toBe(rows.map(reference).join('\n'));
+    expect(packEvents(rows).eventsText).toBe(rows.map(reference).join('\n'));
+    expect(ingestJobSchema.safeParse({ websiteId: uuid, ...job, identities: [], payments: [], interactions: [], errors: [], replays: [] }).success).toBe(true);
+    // Rows of different requests share no head: the lines stay whole.
+    const mixed = packJobEvents([row(), { ...row(), received_at: 'later' }]);
+    expect(mixed.eventsHead).toBeNull();
+    expect(wholeLines(mixed.eventsHead, mixed.eventsText)).toBe([row(), { ...row(), received_at: 'later' }].map(reference).join('\n'));
+    expect(packJobEvents([])).toMatchObject({ eventsHead: null, eventsText: '', eventIds: [], tsRange: null });
+  });
+
+  it('still reads v2 jobs, whose lines follow the old column order', () => {
+    expect([...V2_EVENT_COLUMNS].sort()).toEqual([...EVENT_COLUMNS].sort());
+    const v2 = { v: 2, websiteId: uuid, eventsText: '[]', eventIds: ['x'], keyed: [], tsRange: null, identities: [], payments: [], interactions: [], errors: [], replays: [] };
+    expect(ingestJobSchema.safeParse(v2).success).toBe(true);
+    expect(ingestJobSchema.safeParse({ ...v2, eventIds: [] }).success).toBe(false);
+    expect(ingestJobSchema.safeParse({ ...v2, v: 3 }).success).toBe(false); // v3 needs eventsHead
+  });
+
+  it('writes lone surrogates as U+FFFD and leaves every other string as JSON has it', () => {
+    const samples = ['lone \ud800 high', '\udc00 low', 'pair 😀 ok', 'quote " and \\ backslash', 'literal \\u0041', 'nul \u0000 bell \u0007', 'tab\tnew\nline', 'ümlaut €'];
+    const rows = samples.map((text) => ({ ...row(), url: text, props: JSON.stringify({ note: text }) }));
+    const { eventsText } = packEvents(rows);
+    expect(eventsText.split('\n')).toEqual(rows.map(reference));
+    const job = packJobEvents(rows);
+    expect(wholeLines(job.eventsHead, job.eventsText)).toBe(eventsText);
+    expect(JSON.parse(eventsText.split('\n')[0])[EVENT_COLUMNS.indexOf('url')]).toBe('lone \ufffd high');
   });
 });
 
