@@ -76,7 +76,9 @@ export class IngestWriter {
 
   constructor(private readonly opts: IngestWriterOptions) {
     this.maxRows = opts.maxRows ?? 50_000;
-    this.maxWaitMs = opts.maxWaitMs ?? 250;
+    // About one insert a second, as ClickHouse advises: chDB's CPU per row falls from ~35 µs at 6k-row
+    // inserts (250 ms) to ~23 µs at 20k+ (measured); freshness stays well inside its 5 s target.
+    this.maxWaitMs = opts.maxWaitMs ?? 1000;
   }
 
   readonly process = async (job: Job): Promise<void> => {
