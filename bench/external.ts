@@ -9,7 +9,7 @@
 // (bench/generate.ts: heatmap clicks, replay chunks, error events and error groups), then times each read
 // endpoint over HTTP with the full_access key (x-api-key), one request at a time: 3 warm-ups, then --runs.
 import { parseArgs } from 'node:util';
-import { generateBrowserData, generateEvents, rollUp } from './generate';
+import { generateBrowserData, generateEvents, rollUp, settleMerges } from './generate';
 import { recordPresence } from '../lib/realtime/presence';
 import { createRedis, waitReady } from '../lib/redis';
 import { log, runBenchmark, startService, timeGet, timingRow, type Service } from './service';
@@ -49,6 +49,8 @@ async function main(): Promise<number> {
     // The clock keeps closed days rolled up in a running deployment; do now what it would have done.
     const rolling = Date.now();
     log(`${await rollUp(service)} in ${((Date.now() - rolling) / 1000).toFixed(1)} s`);
+    const settle = await settleMerges(service);
+    log(`background merges ${settle.settled ? 'settled' : 'still running'} after ${settle.seconds} s`);
     started = Date.now();
     const browser = await generateBrowserData(service, gen);
     log(

@@ -268,3 +268,27 @@ export async function generateBrowserData(service: Service, gen: GeneratedEvents
 export async function rollUp(service: Service): Promise<string> {
   return runCli(service.env, ['rollup']);
 }
+
+/**
+ * Waits (at most `timeoutMs`) until ClickHouse has no merge or mutation running for the run's tables, three
+ * polls in a row. A bulk load of millions of rows in a minute leaves minutes of merging behind it, which a
+ * deployment receiving the same rows over 90 days never sees; read timings are meant for the settled state.
+ * Answers the seconds waited and whether it settled.
+ */
+export async function settleMerges(service: Service, timeoutMs = 300_000): Promise<{ seconds: number; settled: boolean }> {
+  const started = Date.now();
+  let quiet = 0;
+  while (Date.now() - started < timeoutMs) {
+    const [row] = await (
+      await service.clickhouse.query({
+        query: `SELECT (SELECT count() FROM system.merges WHERE database = currentDatabase())
+                     + (SELECT count() FROM system.mutations WHERE database = currentDatabase() AND NOT is_done) AS busy`,
+        format: 'JSONEachRow',
+      })
+    ).json<{ busy: string }>();
+    quiet = Number(row.busy) === 0 ? quiet + 1 : 0;
+    if (quiet >= 3) return { seconds: Math.round((Date.now() - started) / 1000), settled: true };
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  return { seconds: Math.round((Date.now() - started) / 1000), settled: false };
+}

@@ -8,7 +8,7 @@
 // path (bench/generate.ts: one INSERT … SELECT in ClickHouse writing the same columns the ingest writer does;
 // the sessions view fills as it would), then times each endpoint over HTTP, one request at a time.
 import { parseArgs } from 'node:util';
-import { generate, rollUp } from './generate';
+import { generate, rollUp, settleMerges } from './generate';
 import { log, runBenchmark, startService, timeGet, timingRow } from './service';
 
 const TARGETS = { aggregate: 100, timeseries: 150, breakdown: 250, p99: 500 };
@@ -25,6 +25,8 @@ async function main(): Promise<number> {
     // The clock keeps closed days rolled up in a running deployment; do now what it would have done.
     const rolling = Date.now();
     log(`${await rollUp(service)} in ${((Date.now() - rolling) / 1000).toFixed(1)} s`);
+    const settle = await settleMerges(service);
+    log(`background merges ${settle.settled ? 'settled' : 'still running'} after ${settle.seconds} s`);
     const site = service.website.id;
     const common = `site_id=${site}&period=30d`;
     const two = encodeURIComponent(JSON.stringify([['is', 'country', ['US', 'DE']], ['is_not', 'browser', ['Safari']]]));
