@@ -118,8 +118,14 @@ export async function visitorList(
 
 export async function topPages(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, limit: number, now = Date.now()): Promise<PagesData> {
   const { base } = window(site, range, now);
-  const rows = ranked(await runStats(clickhouse, { ...base, metrics: ['pageviews', 'value_score'], dimension: 'page' }), 'pageviews', limit);
-  return { pages: rows.map((r) => ({ url: r.key, views: r.values.pageviews ?? 0, avg_value_score: r.values.value_score ?? 0 })) };
+  const rows = ranked(await runStats(clickhouse, { ...base, metrics: ['pageviews'], dimension: 'page' }), 'pageviews', limit);
+  // Scores only for the pages shown: a visit's score is joined to every page it viewed, which costs far
+  // more than counting views, so the ranking comes first.
+  const scored = rows.length
+    ? await runStats(clickhouse, { ...base, metrics: ['value_score'], dimension: 'page', keys: rows.map((r) => r.key) })
+    : [];
+  const score = new Map(scored.map((r) => [r.key, r.values.value_score ?? 0]));
+  return { pages: rows.map((r) => ({ url: r.key, views: r.values.pageviews ?? 0, avg_value_score: score.get(r.key) ?? 0 })) };
 }
 
 export async function topCountries(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, limit: number, now = Date.now()): Promise<CountriesData> {

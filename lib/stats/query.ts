@@ -45,6 +45,11 @@ export interface StatsQuery {
   dimension?: Dimension;
   /** With a time dimension: also the whole range's row, keyed '' (one read of the data for both). */
   total?: boolean;
+  /**
+   * With a breakdown dimension: only these values are computed and returned (e.g. a second metric for the
+   * rows a first query ranked), and the raw and rollup reads skip the other values' rows.
+   */
+  keys?: readonly string[];
 }
 
 export type MetricValues = Partial<Record<ModelMetric, number>>;
@@ -252,12 +257,17 @@ function bindDim(params: Record<string, unknown>, dim: string): string {
   return `{${name}:String}`;
 }
 
+/** `column` among the query's keys, when it has them (bound as `keys`). */
+function onlyKeys(column: string, params: Record<string, unknown>): string {
+  return params.keys === undefined ? '' : ` AND ${column} IN {keys:Array(String)}`;
+}
+
 /** Rows of one rollup dimension over the plan's days. */
 function rollupRows(columns: string, dim: string, plan: RollupPlan, d: Dimension | undefined, params: Record<string, unknown>): string {
   params.rlo = plan.firstDay;
   params.rhi = plan.lastDay;
   return `SELECT ${rollupKey(d)} AS k, ${columns} FROM daily_rollups
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = ${bindDim(params, dim)} AND date >= {rlo:Date} AND date <= {rhi:Date}`;
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = ${bindDim(params, dim)} AND date >= {rlo:Date} AND date <= {rhi:Date}${onlyKeys('value', params)}`;
 }
 
 
@@ -295,7 +305,8 @@ async function runParts(clickhouse: ClickHouseClient, parts: readonly Part[]): P
 
 /** Runs a query; one row per key (a single '' key without a dimension). */
 export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Promise<StatsRow[]> {
-  const base = { w: q.websiteId, tz: q.timeZone };
+  if (q.keys && (q.dimension === undefined || q.dimension.startsWith('time:'))) throw new RangeError('keys need a breakdown dimension');
+  const base = { w: q.websiteId, tz: q.timeZone, ...(q.keys ? { keys: q.keys } : {}) };
   const dims = q.filters.length === 0 ? rollupDims(q.dimension) : undefined;
   const plan = dims ? await rollupPlan(clickhouse, q.websiteId, q.timeZone, q.start, q.end) : undefined;
   const windows: Window[] = plan ? plan.rawWindows : [{ start: q.start, end: q.end }];
@@ -328,7 +339,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       ? `SELECT ${eventKey(q.dimension)} AS k, ${wantVisitors ? "uniqStateIf(visitor_id, visitor_id != '')" : EMPTY_SKETCH} AS v, 0 AS vn,
           countIf(type = 'pageview') AS pv, count() AS ev
       FROM events
-      WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND type IN ('pageview', 'event')${onlyPageviews}${filterSql(q.filters, params)}
+      WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND type IN ('pageview', 'event')${onlyPageviews}${filterSql(q.filters, params)}${onlyKeys(eventKey(q.dimension), params)}
       GROUP BY k`
       : undefined;
     const rolled =
@@ -347,7 +358,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       params.wlast = plan.lastDay;
       // By day, the window only feeds the range total (GROUPING SETS' empty set); its own key row is dropped.
       merged = `SELECT ${byDay ? "'~window'" : 'value'} AS k, visitors AS v, 0 AS vn, 0 AS pv, 0 AS ev FROM window_rollups
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND dim = ${bindDim(params, dims.events)}`;
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND dim = ${bindDim(params, dims.events)}${onlyKeys('value', params)}`;
     }
     parts.push({
       sql: `SELECT k, uniqMerge(v) AS vm, sum(vn) AS vs, sum(pv) AS pageviews, sum(ev) AS events FROM (
@@ -392,7 +403,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
         ${bySessions && wantVisitors ? 'uniqMerge(v)' : '0'} AS visitors, sum(pvs) AS pageviews, sum(evs) AS events
       FROM (
       ${union([raw, rolled])}
-      ) ${groupBy} HAVING n > 0`,
+      ) ${groupBy} HAVING n > 0${onlyKeys('k', params)}`,
       params,
       columns: ['n', 'visit_duration', 'bounce_rate', 'value_score', 'visitors', 'pageviews', 'events'],
       take: (k, r) =>
@@ -414,7 +425,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       FROM (
         SELECT session_id, groupUniqArray(pathname) AS pages FROM events
         WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params, 'after')}
-          AND type = 'pageview' AND session_id != ''${filterSql(q.filters, params)}
+          AND type = 'pageview' AND session_id != ''${filterSql(q.filters, params)}${onlyKeys('pathname', params)}
         GROUP BY session_id
       ) AS v
       INNER JOIN (${sessionFold(SCORE_COLUMNS, [], windows, params)}) AS f ON f.session_id = v.session_id

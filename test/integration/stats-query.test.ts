@@ -92,3 +92,15 @@ it('places a visit written in two inserts across midnight on the day it began, w
   // 31 March: the second pageview, but no visit began that day.
   expect(await ask('2026-03-31')).toEqual([{ key: '', values: { visits: 0, pageviews: 1, visit_duration: 0, bounce_rate: 0 } }]);
 });
+
+it('computes only the breakdown values asked for, each as the full breakdown has it', async () => {
+  const week = resolvePeriod('7d', parseDate('2026-03-29')!, TZ) as ResolvedPeriod;
+  const ask = (keys?: string[]) =>
+    runStats(ctx.clickhouse, query({ start: week.start, end: week.end, dimension: 'page', metrics: ['visitors', 'pageviews', 'visits', 'value_score'], keys }));
+  const all = await ask();
+  expect(all.map((r) => r.key).sort()).toEqual(['/a', '/b', '/c']);
+  const some = await ask(['/a', '/c', '/nowhere']);
+  expect(some.sort((a, b) => a.key.localeCompare(b.key))).toEqual(all.filter((r) => r.key !== '/b').sort((a, b) => a.key.localeCompare(b.key)));
+  await expect(ask([])).resolves.toEqual([]);
+  await expect(runStats(ctx.clickhouse, query({ dimension: 'time:day', keys: ['2026-03-29'] }))).rejects.toThrow(RangeError);
+});
