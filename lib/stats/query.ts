@@ -266,7 +266,7 @@ function onlyKeys(column: string, params: Record<string, unknown>): string {
 function rollupRows(columns: string, dim: string, plan: RollupPlan, d: Dimension | undefined, params: Record<string, unknown>): string {
   params.rlo = plan.firstDay;
   params.rhi = plan.lastDay;
-  return `SELECT ${rollupKey(d)} AS k, ${columns} FROM daily_rollups
+  return `SELECT ${rollupKey(d)} AS k, ${columns} FROM daily_rollups_v2
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = ${bindDim(params, dim)} AND date >= {rlo:Date} AND date <= {rhi:Date}${onlyKeys('value', params)}`;
 }
 
@@ -357,7 +357,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       params.wfirst = plan.firstDay;
       params.wlast = plan.lastDay;
       // By day, the window only feeds the range total (GROUPING SETS' empty set); its own key row is dropped.
-      merged = `SELECT ${byDay ? "'~window'" : 'value'} AS k, visitors AS v, 0 AS vn, 0 AS pv, 0 AS ev FROM window_rollups
+      merged = `SELECT ${byDay ? "'~window'" : 'value'} AS k, visitors AS v, 0 AS vn, 0 AS pv, 0 AS ev FROM window_rollups_v2
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND dim = ${bindDim(params, dims.events)}${onlyKeys('value', params)}`;
     }
     parts.push({
@@ -493,10 +493,10 @@ export async function runEventBreakdowns(
     params.rlo = plan.firstDay;
     params.rhi = plan.lastDay;
     const windowed = await windowAvailable(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay);
-    selects.push(`SELECT dim AS d, value AS k, ${windowed ? EMPTY_SKETCH : 'visitors'} AS v, pageviews AS pv, events AS ev FROM daily_rollups
+    selects.push(`SELECT dim AS d, value AS k, ${windowed ? EMPTY_SKETCH : 'visitors'} AS v, pageviews AS pv, events AS ev FROM daily_rollups_v2
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim IN {dims:Array(String)} AND date >= {rlo:Date} AND date <= {rhi:Date}`);
     if (windowed) {
-      selects.push(`SELECT dim AS d, value AS k, visitors AS v, 0 AS pv, 0 AS ev FROM window_rollups
+      selects.push(`SELECT dim AS d, value AS k, visitors AS v, 0 AS pv, 0 AS ev FROM window_rollups_v2
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {rhi:Date} AND first = {rlo:Date} AND dim IN {dims:Array(String)}`);
     }
   }

@@ -1,5 +1,6 @@
-// Daily rollups (sql/clickhouse/004_rollups.sql): the clock computes each website's closed days in its time
-// zone, and the query model reads whole rolled-up days from them, the rest of a range from the raw tables.
+// Daily rollups (sql/clickhouse/004_rollups.sql; 007 remade the tables with small granules): the clock computes
+// each website's closed days in its time zone, and the query model reads whole rolled-up days from them, the
+// rest of a range from the raw tables.
 // A day is closed RAW_TAIL_MS after it ends: server events may carry a ts up to 24 h old, and queued jobs
 // need a moment to land. Visits still getting events after that are counted as they stood then.
 import { selectRows, type ClickHouseClient } from '../clickhouse/client';
@@ -53,7 +54,7 @@ export async function rollupCoverage(clickhouse: ClickHouseClient, websiteId: st
   const [row] = await selectRows<{ lo: string; hi: string; n: string }>(
     clickhouse,
     `SELECT toString(min(date)) AS lo, toString(max(date)) AS hi, uniqExact(date) AS n
-     FROM daily_rollups WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = '_'`,
+     FROM daily_rollups_v2 WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = '_'`,
     { w: websiteId, tz: timeZone },
   );
   const first = row && Number(row.n) > 0 ? parseDate(row.lo) : undefined;
@@ -102,11 +103,11 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   // A run that failed half-way left rows without markers: clear the days first, so that every (day, dim,
   // value) has one row and readers need no FINAL.
   await clickhouse.command({
-    query: `DELETE FROM daily_rollups WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date}`,
+    query: `DELETE FROM daily_rollups_v2 WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date}`,
     query_params: { w: websiteId, tz: timeZone, first: formatDate(first), last: formatDate(last) },
   });
   await clickhouse.command({
-    query: `INSERT INTO daily_rollups (${COLUMNS})
+    query: `INSERT INTO daily_rollups_v2 (${COLUMNS})
       SELECT {w:UUID}, {tz:String}, toDate(ts, {tz:String}) AS day, d.1 AS dim, d.2 AS val,
         uniqStateIf(visitor_id, visitor_id != ''), uniqIf(visitor_id, visitor_id != ''), countIf(type = 'pageview'), count(), 0, 0, 0, 0, 0, max(expire_at)
       FROM events ARRAY JOIN ${EVENT_DIMS} AS d
@@ -117,7 +118,7 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   const foldParams: Record<string, unknown> = { ...base };
   const fold = sessionFold(`${SCORE_COLUMNS}, ${SESSION_VALUES}`, [], [window], foldParams);
   await clickhouse.command({
-    query: `INSERT INTO daily_rollups (${COLUMNS})
+    query: `INSERT INTO daily_rollups_v2 (${COLUMNS})
       SELECT {w:UUID}, {tz:String}, toDate(s, {tz:String}) AS day, d.1 AS dim, d.2 AS val,
         uniqStateIf(visitor, visitor != ''), uniqIf(visitor, visitor != ''), sum(pv), sum(ev), count(), countIf(pv = 1 AND it = 0),
         toUInt64(sum(dateDiff('second', s, e))), toFloat64(sum(${VALUE_SCORE_SQL})), count(), max(exp)
@@ -129,7 +130,7 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   const scoredFold = sessionFold(`${SCORE_COLUMNS}, max(expire_at) AS exp`, [], [window], viewParams);
   await clickhouse.command({
     // A visit counts for every page it viewed, up to a day after its day (it may run on past midnight).
-    query: `INSERT INTO daily_rollups (${COLUMNS})
+    query: `INSERT INTO daily_rollups_v2 (${COLUMNS})
       SELECT {w:UUID}, {tz:String}, toDate(f.s, {tz:String}) AS day, 'page_scores', page,
         ${EMPTY_SKETCH}, 0, 0, 0, 0, 0, 0, toFloat64(sum(${VALUE_SCORE_SQL})), count(), max(f.exp)
       FROM (
@@ -144,7 +145,7 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   });
   // Markers last: a day counts as rolled up only once all its rows are in.
   await clickhouse.command({
-    query: `INSERT INTO daily_rollups (${COLUMNS})
+    query: `INSERT INTO daily_rollups_v2 (${COLUMNS})
       SELECT {w:UUID}, {tz:String}, addDays({first:Date}, number) AS day, '_', '', ${EMPTY_SKETCH}, 0, 0, 0, 0, 0, 0, 0, 0,
         toDateTime(addDays(day, ${MARKER_TTL_DAYS}))
       FROM numbers({n:UInt32})`,
@@ -171,7 +172,7 @@ export async function windowAvailable(clickhouse: ClickHouseClient, websiteId: s
   if (seen && Date.now() - seen < 3600_000) return true;
   const [row] = await selectRows<{ n: string }>(
     clickhouse,
-    `SELECT count() AS n FROM window_rollups WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {last:Date} AND first = {first:Date} AND dim = '_'`,
+    `SELECT count() AS n FROM window_rollups_v2 WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {last:Date} AND first = {first:Date} AND dim = '_'`,
     { w: websiteId, tz: timeZone, first, last },
   );
   if (Number(row?.n ?? 0) === 0) return false;
@@ -184,15 +185,15 @@ export async function windowAvailable(clickhouse: ClickHouseClient, websiteId: s
 export async function computeWindow(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: LocalDate, last: LocalDate): Promise<void> {
   const params = { w: websiteId, tz: timeZone, first: formatDate(first), last: formatDate(last), excluded: WINDOW_DIMS_EXCLUDED };
   await clickhouse.command({
-    query: `INSERT INTO window_rollups (website_id, tz, first, last, dim, value, visitors, made_at)
+    query: `INSERT INTO window_rollups_v2 (website_id, tz, first, last, dim, value, visitors, made_at)
       SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, dim, value, uniqMergeState(visitors), now()
-      FROM daily_rollups
+      FROM daily_rollups_v2
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date} AND dim NOT IN {excluded:Array(String)}
       GROUP BY dim, value`,
     query_params: params,
   });
   await clickhouse.command({
-    query: `INSERT INTO window_rollups (website_id, tz, first, last, dim, value, visitors, made_at)
+    query: `INSERT INTO window_rollups_v2 (website_id, tz, first, last, dim, value, visitors, made_at)
       SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, '_', '', ${EMPTY_SKETCH}, now()`,
     query_params: params,
   });

@@ -79,6 +79,27 @@ describe('tidemark migrate', () => {
     expect(row.q).toMatch(/non_replicated_deduplication_window = 10000/);
     expect(row.q).toMatch(/`country_code` LowCardinality\(String\)/);
   });
+
+  it('the rollup tables keep visitor sketches in small granules, and the tables they replaced are gone', async () => {
+    const names = ((await (await clickhouse.query({ query: 'SELECT name FROM system.tables WHERE database = currentDatabase()', format: 'JSONEachRow' })).json()) as { name: string }[]).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['daily_rollups_v2', 'window_rollups_v2']));
+    expect(names).not.toContain('daily_rollups');
+    expect(names).not.toContain('window_rollups');
+    // 1,000 rows of ~4 KB sketches: one default granule would hold them all; 64 KiB granules hold ~16.
+    const w = '00000000-0000-4000-8000-00000000beef';
+    await clickhouse.command({
+      query: `INSERT INTO window_rollups_v2 (website_id, tz, first, last, dim, value, visitors, made_at)
+        SELECT {w:UUID}, 'UTC', today() - 29, today(), 'page', toString(number % 1000), uniqState(toString(number)), now()
+        FROM numbers(1000000) GROUP BY number % 1000`,
+      query_params: { w },
+    });
+    const [parts] = (await (
+      await clickhouse.query({ query: "SELECT sum(rows) AS n, sum(marks) AS marks FROM system.parts WHERE database = currentDatabase() AND table = 'window_rollups_v2' AND active", format: 'JSONEachRow' })
+    ).json()) as { n: string; marks: string }[];
+    expect(Number(parts.n)).toBe(1000);
+    expect(Number(parts.marks)).toBeGreaterThan(30);
+    await clickhouse.command({ query: 'TRUNCATE TABLE window_rollups_v2' });
+  });
 });
 
 describe('tidemark admin', () => {
