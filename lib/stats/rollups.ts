@@ -82,11 +82,16 @@ export async function rollupPlan(clickhouse: ClickHouseClient, websiteId: string
   return { firstDay: formatDate(first), lastDay: formatDate(last), rawWindows };
 }
 
+/**
+ * The `attrs` dimension: an event's country, browser, os and device as one value (a JSON array; the row's
+ * a_* columns hold them too, for filters on any of them: ATTRIBUTE_KEYS in query.ts).
+ */
+const ATTRS_VALUE = 'toJSONString([toString(country_code), toString(browser), toString(os), toString(device_type)])';
 const COLUMNS = 'website_id, tz, date, dim, value, visitors, visitors_n, pageviews, events, visits, bounces, duration_s, score_sum, scored, expire_at';
 /** Event columns by which event metrics are rolled up ('' = totals; page counts pageviews only). */
 const EVENT_DIMS = `[('', ''), ('page', pathname), ('country', toString(country_code)), ('device', toString(device_type)),
   ('browser', toString(browser)), ('os', toString(os)), ('source', toString(source_name)), ('utm_source', toString(utm_source)),
-  ('utm_medium', toString(utm_medium)), ('utm_campaign', toString(utm_campaign))]`;
+  ('utm_medium', toString(utm_medium)), ('utm_campaign', toString(utm_campaign)), ('attrs', ${ATTRS_VALUE})]`;
 /** A visit's values by which session metrics are rolled up (the same expressions the query model folds). */
 const SESSION_VALUES = `argMinMerge(entry_page) AS entry, argMaxMerge(exit_page) AS exit_, any(country_code) AS country, any(device_type) AS device,
   any(browser) AS br, any(os) AS os_, argMinMerge(source_name) AS src, argMinMerge(utm_source) AS us, argMinMerge(utm_medium) AS um,
@@ -102,14 +107,17 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   const base = { w: websiteId, tz: timeZone, a: window.start / 1000, b: window.end / 1000 };
   // A run that failed half-way left rows without markers: clear the days first, so that every (day, dim,
   // value) has one row and readers need no FINAL.
+  for (const table of ['daily_rollups_v2', 'mixed_visits']) {
+    await clickhouse.command({
+      query: `DELETE FROM ${table} WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date}`,
+      query_params: { w: websiteId, tz: timeZone, first: formatDate(first), last: formatDate(last) },
+    });
+  }
   await clickhouse.command({
-    query: `DELETE FROM daily_rollups_v2 WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date}`,
-    query_params: { w: websiteId, tz: timeZone, first: formatDate(first), last: formatDate(last) },
-  });
-  await clickhouse.command({
-    query: `INSERT INTO daily_rollups_v2 (${COLUMNS})
+    query: `INSERT INTO daily_rollups_v2 (${COLUMNS}, a_country, a_browser, a_os, a_device)
       SELECT {w:UUID}, {tz:String}, toDate(ts, {tz:String}) AS day, d.1 AS dim, d.2 AS val,
-        uniqStateIf(visitor_id, visitor_id != ''), uniqIf(visitor_id, visitor_id != ''), countIf(type = 'pageview'), count(), 0, 0, 0, 0, 0, max(expire_at)
+        uniqStateIf(visitor_id, visitor_id != ''), uniqIf(visitor_id, visitor_id != ''), countIf(type = 'pageview'), count(), 0, 0, 0, 0, 0, max(expire_at),
+        ${['country_code', 'browser', 'os', 'device_type'].map((c) => `any(if(dim = 'attrs', toString(${c}), ''))`).join(', ')}
       FROM events ARRAY JOIN ${EVENT_DIMS} AS d
       WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} AND type IN ('pageview', 'event') AND (d.1 != 'page' OR type = 'pageview')
       GROUP BY day, dim, val`,
@@ -143,6 +151,33 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
       GROUP BY day, page`,
     query_params: viewParams,
   });
+  // Visits with the distinct attribute combinations of their pageviews (read as far as the raw fold reads
+  // them), those with one (`= 1`) or several (`> 1`); a visit without pageviews matches no filter.
+  const withCombos = (count: string, params: Record<string, unknown>) => `FROM (${sessionFold(`${SCORE_COLUMNS}, max(expire_at) AS exp`, [], [window], params)}) AS f
+      INNER JOIN (
+        SELECT session_id, groupUniqArray((toString(country_code), toString(browser), toString(os), toString(device_type))) AS combos FROM events
+        WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} + INTERVAL 1 DAY AND type = 'pageview' AND session_id != ''
+        GROUP BY session_id
+        HAVING length(combos) ${count}
+      ) AS c ON c.session_id = f.session_id`;
+  const uniformParams: Record<string, unknown> = { ...base };
+  await clickhouse.command({
+    query: `INSERT INTO daily_rollups_v2 (${COLUMNS}, a_country, a_browser, a_os, a_device)
+      SELECT {w:UUID}, {tz:String}, toDate(f.s, {tz:String}) AS day, 's:attrs', toJSONString([${[1, 2, 3, 4].map((i) => `tupleElement(c.combos[1], ${i})`).join(', ')}]) AS val,
+        ${EMPTY_SKETCH}, 0, 0, 0, count(), countIf(f.pv = 1 AND f.it = 0), toUInt64(sum(dateDiff('second', f.s, f.e))),
+        toFloat64(sum(${VALUE_SCORE_SQL})), count(), max(f.exp), ${[1, 2, 3, 4].map((i) => `any(tupleElement(c.combos[1], ${i}))`).join(', ')}
+      ${withCombos('= 1', uniformParams)}
+      GROUP BY day, val`,
+    query_params: uniformParams,
+  });
+  const mixedParams: Record<string, unknown> = { ...base };
+  await clickhouse.command({
+    query: `INSERT INTO mixed_visits (website_id, tz, date, session_id, duration_s, bounce, score, combos, expire_at)
+      SELECT {w:UUID}, {tz:String}, toDate(f.s, {tz:String}), f.session_id, dateDiff('second', f.s, f.e), f.pv = 1 AND f.it = 0,
+        ${VALUE_SCORE_SQL}, c.combos, f.exp
+      ${withCombos('> 1', mixedParams)}`,
+    query_params: mixedParams,
+  });
   // Markers last: a day counts as rolled up only once all its rows are in.
   await clickhouse.command({
     query: `INSERT INTO daily_rollups_v2 (${COLUMNS})
@@ -156,11 +191,12 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
 /** The standard ranges (days ending today) whose visitor sketches are kept merged. */
 export const WINDOW_DAYS = [7, 30, 90, 365] as const;
 /**
- * Dimensions without a window: the marker, page scores (no sketch), and the visit dimensions by entry and exit
- * page (read per day). Pages have one: even when their daily sketches hardly overlap, reading one merged
- * sketch per page costs about half of reading and merging a sketch per page and day (measured 2.2×).
+ * Dimensions without a window: the marker, page scores (no sketch), the visit dimensions by entry and exit
+ * page and the attributes filtered questions read (both read per day). Pages have one: even when their daily
+ * sketches hardly overlap, reading one merged sketch per page costs about half of reading and merging a
+ * sketch per page and day (measured 2.2×).
  */
-const WINDOW_DIMS_EXCLUDED = ['_', 'page_scores', 's:entry_page', 's:exit_page'];
+const WINDOW_DIMS_EXCLUDED = ['_', 'page_scores', 's:entry_page', 's:exit_page', 'attrs', 's:attrs'];
 
 const knownWindows = new Map<string, number>();
 

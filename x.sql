@@ -1,0 +1,1 @@
+EXCHANGE TABLES wr64 AND window_rollups_v2
