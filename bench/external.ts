@@ -9,7 +9,7 @@
 // (bench/generate.ts: heatmap clicks, replay chunks, error events and error groups), then times each read
 // endpoint over HTTP with the full_access key (x-api-key), one request at a time: 3 warm-ups, then --runs.
 import { parseArgs } from 'node:util';
-import { generateBrowserData, generateEvents, rollUp, settleMerges } from './generate';
+import { generateBrowserData, generateEvents, rawTailHours, rollUp, settleMerges } from './generate';
 import { recordPresence } from '../lib/realtime/presence';
 import { createRedis, waitReady } from '../lib/redis';
 import { log, runBenchmark, startService, timeGet, timingRow, type Service } from './service';
@@ -79,6 +79,7 @@ async function main(): Promise<number> {
       `Tidemark External API read benchmark — embedded store, ${gen.events.toLocaleString('en-US')} events over 90 days ` +
         `(+ ${browser.interactions.toLocaleString('en-US')} clicks, ${browser.replaySessions.toLocaleString('en-US')} replays, ` +
         `${browser.errors.toLocaleString('en-US')} errors in ${browser.errorGroups} groups), range=30d, ${runs} sequential runs each`,
+      `(${new Date().toISOString()}: the last ${rawTailHours()} hours of the range are read raw, the rest from rollups)`,
       '',
       `${'endpoint'.padEnd(32)} │ ${'p50'.padStart(8)} │ ${'p99'.padStart(8)} │ target p50 / p99 │ result`,
     ];

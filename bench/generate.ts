@@ -7,6 +7,8 @@
 // replays and errors belong to sessions that exist in `events`, at those sessions' times, with their visitor,
 // landing page, device, browser and OS.
 import { Client } from 'pg';
+import { lastClosedDay } from '../lib/stats/rollups';
+import { addDays, startOfDay } from '../lib/stats/time';
 import { runCli, type Service } from './service';
 
 const COUNTRIES = ['US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP', 'CA', 'NL', 'ES', 'IT', 'PL'];
@@ -267,6 +269,14 @@ export async function generateBrowserData(service: Service, gen: GeneratedEvents
 /** Runs `tidemark rollup` against the service: what the clock does for closed days in a live deployment. */
 export async function rollUp(service: Service): Promise<string> {
   return runCli(service.env, ['rollup']);
+}
+
+/**
+ * Hours of a range ending now that are read raw (after the last closed day, UTC): between 26 and 50 over a
+ * day, so the same query costs more just before 02:00 UTC than just after. Printed with the figures.
+ */
+export function rawTailHours(now = Date.now()): number {
+  return Math.round((now - startOfDay(addDays(lastClosedDay('UTC', now), 1), 'UTC')) / 3600_000);
 }
 
 /**

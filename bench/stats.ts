@@ -8,7 +8,7 @@
 // path (bench/generate.ts: one INSERT … SELECT in ClickHouse writing the same columns the ingest writer does;
 // the sessions view fills as it would), then times each endpoint over HTTP, one request at a time.
 import { parseArgs } from 'node:util';
-import { generate, rollUp, settleMerges } from './generate';
+import { generate, rawTailHours, rollUp, settleMerges } from './generate';
 import { log, runBenchmark, startService, timeGet, timingRow } from './service';
 
 const TARGETS = { aggregate: 100, timeseries: 150, breakdown: 250, p99: 500 };
@@ -40,6 +40,7 @@ async function main(): Promise<number> {
     ];
     const lines = [
       `Tidemark Stats API benchmark — embedded store, ${stored.toLocaleString('en-US')} events over 90 days, period=30d, ${runs} sequential runs each`,
+      `(${new Date().toISOString()}: the last ${rawTailHours()} hours of the range are read raw, the rest from rollups)`,
       '',
       `${'query'.padEnd(38)} │ ${'p50'.padStart(8)} │ ${'p99'.padStart(8)} │ target p50 / p99 │ result`,
     ];
