@@ -154,7 +154,6 @@ function attrsFilterSql(filters: readonly Filter[], params: Record<string, unkno
   return filterSql(filters, params, (key) => `a_${key}`);
 }
 
-
 /** [start, end) instants (ms) read from the raw tables; a query reads one or two of them. */
 export interface Window {
   start: number;
