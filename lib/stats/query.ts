@@ -289,6 +289,7 @@ function rollupRows(columns: string, dim: string, plan: RollupPlan, d: Dimension
  */
 function filteredVisitRows(plan: RollupPlan, d: Dimension | undefined, filters: readonly Filter[], params: Record<string, unknown>): string {
   const uniform = rollupRows('visits, bounces, duration_s, score_sum, 0 AS pvs, 0 AS evs', 's:attrs', plan, d, params, attrsFilterSql(filters, params));
+  if (!plan.mixedVisits) return uniform;
   const inTuple = filterSql(filters, params, (key) => `tupleElement(t, ${attributeIndex(key)})`).replace(/^ AND /, '');
   return `${uniform}
       UNION ALL

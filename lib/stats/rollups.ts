@@ -17,6 +17,15 @@ export interface RollupPlan {
   lastDay: string;
   /** What the raw tables still answer: the parts of the range before and after those days. */
   rawWindows: Window[];
+  /** Whether any of those days has visits in mixed_visits (most websites never do: a read saved). */
+  mixedVisits: boolean;
+}
+
+/** A website's computed days, and those of them holding mixed visits (YYYY-MM-DD). */
+export interface RollupCoverage {
+  first: LocalDate;
+  last: LocalDate;
+  mixedDays: readonly string[];
 }
 
 
@@ -35,7 +44,7 @@ function midnightDate(instant: number, timeZone: string): LocalDate | undefined 
  * coverage stays true: at worst it is a little short and more of a range is read raw.
  */
 const COVERAGE_MEMORY_MS = 60_000;
-const knownCoverage = new Map<string, { at: number; coverage: { first: LocalDate; last: LocalDate } }>();
+const knownCoverage = new Map<string, { at: number; coverage: RollupCoverage }>();
 
 async function cachedCoverage(clickhouse: ClickHouseClient, websiteId: string, timeZone: string) {
   const key = `${websiteId}|${timeZone}`;
@@ -49,18 +58,18 @@ async function cachedCoverage(clickhouse: ClickHouseClient, websiteId: string, t
   return coverage;
 }
 
-/** The computed days of a website in a time zone, when they form one unbroken run. */
-export async function rollupCoverage(clickhouse: ClickHouseClient, websiteId: string, timeZone: string): Promise<{ first: LocalDate; last: LocalDate } | undefined> {
-  const [row] = await selectRows<{ lo: string; hi: string; n: string }>(
+/** The computed days of a website in a time zone, when they form one unbroken run (a marker's `visits`: the day's mixed visits). */
+export async function rollupCoverage(clickhouse: ClickHouseClient, websiteId: string, timeZone: string): Promise<RollupCoverage | undefined> {
+  const [row] = await selectRows<{ lo: string; hi: string; n: string; mixed: string[] }>(
     clickhouse,
-    `SELECT toString(min(date)) AS lo, toString(max(date)) AS hi, uniqExact(date) AS n
+    `SELECT toString(min(date)) AS lo, toString(max(date)) AS hi, uniqExact(date) AS n, arraySort(groupArrayIf(toString(date), visits > 0)) AS mixed
      FROM daily_rollups_v2 WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = '_'`,
     { w: websiteId, tz: timeZone },
   );
   const first = row && Number(row.n) > 0 ? parseDate(row.lo) : undefined;
   const last = first && parseDate(row.hi);
   if (!first || !last || daysBetween(first, last) + 1 !== Number(row.n)) return undefined;
-  return { first, last };
+  return { first, last, mixedDays: row.mixed };
 }
 
 /** Which whole days of [start, end) the rollups answer; undefined when none (or the range is not whole days). */
@@ -79,7 +88,8 @@ export async function rollupPlan(clickhouse: ClickHouseClient, websiteId: string
     { start, end: rolledStart },
     { start: rolledEnd, end },
   ].filter((w) => w.end > w.start);
-  return { firstDay: formatDate(first), lastDay: formatDate(last), rawWindows };
+  const [firstDay, lastDay] = [formatDate(first), formatDate(last)];
+  return { firstDay, lastDay, rawWindows, mixedVisits: coverage.mixedDays.some((d) => d >= firstDay && d <= lastDay) };
 }
 
 /**
@@ -178,13 +188,18 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
       ${withCombos('> 1', mixedParams)}`,
     query_params: mixedParams,
   });
-  // Markers last: a day counts as rolled up only once all its rows are in.
+  // Markers last: a day counts as rolled up only once all its rows are in. A marker's `visits` counts the
+  // day's mixed visits, so that filtered reads skip mixed_visits for ranges without any.
   await clickhouse.command({
     query: `INSERT INTO daily_rollups_v2 (${COLUMNS})
-      SELECT {w:UUID}, {tz:String}, addDays({first:Date}, number) AS day, '_', '', ${EMPTY_SKETCH}, 0, 0, 0, 0, 0, 0, 0, 0,
-        toDateTime(addDays(day, ${MARKER_TTL_DAYS}))
-      FROM numbers({n:UInt32})`,
-    query_params: { w: websiteId, tz: timeZone, first: formatDate(first), n: daysBetween(first, last) + 1 },
+      SELECT {w:UUID}, {tz:String}, d.day, '_', '', ${EMPTY_SKETCH}, 0, 0, 0, m.n, 0, 0, 0, 0, toDateTime(addDays(d.day, ${MARKER_TTL_DAYS}))
+      FROM (SELECT addDays({first:Date}, number) AS day FROM numbers({n:UInt32})) AS d
+      LEFT JOIN (
+        SELECT date, count() AS n FROM mixed_visits
+        WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date}
+        GROUP BY date
+      ) AS m ON m.date = d.day`,
+    query_params: { w: websiteId, tz: timeZone, first: formatDate(first), last: formatDate(last), n: daysBetween(first, last) + 1 },
   });
 }
 
@@ -236,7 +251,7 @@ export async function computeWindow(clickhouse: ClickHouseClient, websiteId: str
 }
 
 /** Keeps the standard ranges' merged sketches over the rolled-up days; answers how many were made. */
-async function ensureWindows(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, coverage: { first: LocalDate; last: LocalDate }, now: number): Promise<number> {
+async function ensureWindows(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, coverage: Pick<RollupCoverage, 'first' | 'last'>, now: number): Promise<number> {
   const day = today(site.timezone, now);
   let made = 0;
   for (const n of WINDOW_DAYS) {

@@ -165,7 +165,17 @@ describe('daily rollups', () => {
         { start: startOfDay(parseDate('2026-03-20')!, TZ), end: startOfDay(parseDate('2026-03-22')!, TZ) },
         { start: startOfDay(parseDate('2026-03-31')!, TZ), end: startOfDay(parseDate('2026-04-06')!, TZ) },
       ],
+      mixedVisits: true,
     });
+    // The day markers name exactly the days holding mixed visits (filtered reads skip the table elsewhere).
+    const mixedDays = await ctx.clickhouse.query({
+      query: 'SELECT DISTINCT toString(date) AS d FROM mixed_visits WHERE website_id = {w:UUID} AND tz = {tz:String} ORDER BY d',
+      query_params: { w: site, tz: TZ },
+      format: 'JSONEachRow',
+    });
+    const days = ((await mixedDays.json()) as { d: string }[]).map((r) => r.d);
+    expect(days.length).toBeGreaterThan(3);
+    expect((await rollupCoverage(ctx.clickhouse, site, TZ))?.mixedDays).toEqual(days);
     expect(differences(await answers(), raw)).toEqual([]);
   });
 
@@ -212,6 +222,12 @@ describe('daily rollups', () => {
     expect(first).toEqual({ websites: 1, days: 6 }); // 1 to 6 April
     const coverage = await rollupCoverage(ctx.clickhouse, w.id, 'America/New_York');
     expect(coverage && [formatDate(coverage.first), formatDate(coverage.last)]).toEqual(['2026-04-01', '2026-04-06']);
+    expect(coverage?.mixedDays).toEqual([]);
+    // Without mixed visits a filtered question reads the rollups alone, and still counts the visit.
+    const aprilFirst = { websiteId: w.id, timeZone: 'America/New_York', start: startOfDay(parseDate('2026-04-01')!, 'America/New_York'), end: startOfDay(parseDate('2026-04-02')!, 'America/New_York') };
+    expect((await rollupPlan(ctx.clickhouse, aprilFirst.websiteId, aprilFirst.timeZone, aprilFirst.start, aprilFirst.end))?.mixedVisits).toBe(false);
+    const [day] = await runStats(ctx.clickhouse, { ...aprilFirst, metrics: ['visits', 'pageviews'], filters: [{ key: 'country', operator: 'is_not', values: ['ZZ'] }] });
+    expect(day.values).toEqual({ visits: 1, pageviews: 1 });
     expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-08T06:00:00Z'))).toEqual({ websites: 1, days: 0 });
     // a second pass while one holds the lock is skipped, not run twice over the same days
     const holder = await ctx.pool.connect();
