@@ -206,26 +206,13 @@ export const SCORE_COLUMNS = 'sum(engagement_ms) AS eng, sum(goals) AS goals, ma
 /**
  * The fold of a website's session parts into whole sessions that began in one of the windows and hold a
  * pageview. Parts are read from each window widened by a day on both sides, so a session that began before
- * it (or continues after it) is folded whole; only a session longer than a day could be misplaced.
+ * it (or continues after it) is folded whole; only a session longer than a day could be misplaced. (Leaving
+ * out the sessions begun the day before by a NOT IN set of their ids instead of folding that day was
+ * measured slower: 32 vs 19 ms for a 26-hour tail, 53 vs 39 with entry pages and sources.)
  */
 export function sessionFold(columns: string, filters: readonly Filter[], windows: readonly Window[], params: Record<string, unknown>): string {
-  const select = `SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it${columns ? `, ${columns}` : ''}
-        FROM sessions`;
-  if (windows.length === 1 && filters.length === 0) {
-    // One window: every part of a session that began in it lies in it or the day after, so only those parts
-    // are folded; a session that began the day before is left out by its id alone (one cheap column).
-    // (Under filters the day before is folded instead: the filter's set leaves few of its parts, and that
-    // costs less than building the set of its ids — measured 62 → 38 ms for a 3-day tail.)
-    params.wpa = windows[0].start / 1000;
-    return `${select}
-        WHERE website_id = {w:UUID} AND ${inWindows('start_ts', windows, params, 'after')}${sessionFilterSql(filters, windows, params)}
-          AND session_id NOT IN (
-            SELECT session_id FROM sessions
-            WHERE website_id = {w:UUID} AND start_ts >= {wpa:${T}} - INTERVAL 1 DAY AND start_ts < {wpa:${T}})
-        GROUP BY session_id
-        HAVING ${inWindows('s', windows, params)} AND pv > 0`;
-  }
-  return `${select}
+  return `SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it${columns ? `, ${columns}` : ''}
+        FROM sessions
         WHERE website_id = {w:UUID} AND ${inWindows('start_ts', windows, params, 'around')}${sessionFilterSql(filters, windows, params)}
         GROUP BY session_id
         HAVING ${inWindows('s', windows, params)} AND pv > 0`;
