@@ -1,1 +1,0 @@
-EXCHANGE TABLES wr64 AND window_rollups_v2
