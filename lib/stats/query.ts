@@ -149,6 +149,8 @@ function filterSql(filters: readonly Filter[], params: Record<string, unknown>, 
  */
 const ATTRIBUTE_KEYS: readonly Filter['key'][] = ['country', 'browser', 'os', 'device'];
 const attributeIndex = (key: Filter['key']) => ATTRIBUTE_KEYS.indexOf(key) + 1;
+/** The attributes as strings from `events`, in ATTRIBUTE_KEYS order (what the rollup job stores). */
+export const ATTRIBUTE_VALUES: readonly string[] = ATTRIBUTE_KEYS.map((key) => `toString(${FILTER_COLUMNS[key]})`);
 /** The attribute rollup rows (`attrs`, `s:attrs`) matching the filters, by their columns a_<key>. */
 function attrsFilterSql(filters: readonly Filter[], params: Record<string, unknown>): string {
   return filterSql(filters, params, (key) => `a_${key}`);

@@ -4,7 +4,7 @@
 // A day is closed RAW_TAIL_MS after it ends: server events may carry a ts up to 24 h old, and queued jobs
 // need a moment to land. Visits still getting events after that are counted as they stood then.
 import { selectRows, type ClickHouseClient } from '../clickhouse/client';
-import { EMPTY_SKETCH, SCORE_COLUMNS, sessionFold, T, VALUE_SCORE_SQL, type Window } from './query';
+import { ATTRIBUTE_VALUES, EMPTY_SKETCH, SCORE_COLUMNS, sessionFold, T, VALUE_SCORE_SQL, type Window } from './query';
 import { addDays, daysBetween, formatDate, localParts, parseDate, startOfDay, today, type LocalDate } from './time';
 
 export const RAW_TAIL_MS = 26 * 3600_000;
@@ -92,16 +92,15 @@ export async function rollupPlan(clickhouse: ClickHouseClient, websiteId: string
   return { firstDay, lastDay, rawWindows, mixedVisits: coverage.mixedDays.some((d) => d >= firstDay && d <= lastDay) };
 }
 
-/**
- * The `attrs` dimension: an event's country, browser, os and device as one value (a JSON array; the row's
- * a_* columns hold them too, for filters on any of them: ATTRIBUTE_KEYS in query.ts).
- */
-const ATTRS_VALUE = 'toJSONString([toString(country_code), toString(browser), toString(os), toString(device_type)])';
 const COLUMNS = 'website_id, tz, date, dim, value, visitors, visitors_n, pageviews, events, visits, bounces, duration_s, score_sum, scored, expire_at';
-/** Event columns by which event metrics are rolled up ('' = totals; page counts pageviews only). */
-const EVENT_DIMS = `[('', ''), ('page', pathname), ('country', toString(country_code)), ('device', toString(device_type)),
+/**
+ * Event columns by which event metrics are rolled up ('' = totals; page counts pageviews only; `attrs` an
+ * event's country, browser, os and device as one JSON array, also kept in the row's a_* columns for filters:
+ * ATTRIBUTE_KEYS in query.ts). A function: query.ts, which this module imports, imports this module too.
+ */
+const eventDims = () => `[('', ''), ('page', pathname), ('country', toString(country_code)), ('device', toString(device_type)),
   ('browser', toString(browser)), ('os', toString(os)), ('source', toString(source_name)), ('utm_source', toString(utm_source)),
-  ('utm_medium', toString(utm_medium)), ('utm_campaign', toString(utm_campaign)), ('attrs', ${ATTRS_VALUE})]`;
+  ('utm_medium', toString(utm_medium)), ('utm_campaign', toString(utm_campaign)), ('attrs', toJSONString([${ATTRIBUTE_VALUES.join(', ')}]))]`;
 /** A visit's values by which session metrics are rolled up (the same expressions the query model folds). */
 const SESSION_VALUES = `argMinMerge(entry_page) AS entry, argMaxMerge(exit_page) AS exit_, any(country_code) AS country, any(device_type) AS device,
   any(browser) AS br, any(os) AS os_, argMinMerge(source_name) AS src, argMinMerge(utm_source) AS us, argMinMerge(utm_medium) AS um,
@@ -130,8 +129,8 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   const NONE = ["''", "''", "''", "''"];
   const events = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(ts, {tz:String})', 'd.1', 'd.2', "uniqStateIf(visitor_id, visitor_id != '')",
     "uniqIf(visitor_id, visitor_id != '')", "countIf(type = 'pageview')", 'count()', '0', '0', '0', 'toFloat64(0)', '0', 'max(expire_at)',
-    ...['country_code', 'browser', 'os', 'device_type'].map((c) => `any(if(d.1 = 'attrs', toString(${c}), ''))`)])}
-      FROM events ARRAY JOIN ${EVENT_DIMS} AS d
+    ...ATTRIBUTE_VALUES.map((v) => `any(if(d.1 = 'attrs', ${v}, ''))`)])}
+      FROM events ARRAY JOIN ${eventDims()} AS d
       WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} AND type IN ('pageview', 'event') AND (d.1 != 'page' OR type = 'pageview')
       GROUP BY c2, c3, c4`;
   // Every fold below reads the same window, so they share its bound parameters.
@@ -156,7 +155,7 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   // them), those with one (`= 1`) or several (`> 1`); a visit without pageviews matches no filter.
   const withCombos = (count: string) => `FROM (${sessionFold(`${SCORE_COLUMNS}, max(expire_at) AS exp`, [], [window], params)}) AS f
       INNER JOIN (
-        SELECT session_id, groupUniqArray((toString(country_code), toString(browser), toString(os), toString(device_type))) AS combos FROM events
+        SELECT session_id, groupUniqArray((${ATTRIBUTE_VALUES.join(', ')})) AS combos FROM events
         WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} + INTERVAL 1 DAY AND type = 'pageview' AND session_id != ''
         GROUP BY session_id
         HAVING length(combos) ${count}
