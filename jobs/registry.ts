@@ -2,12 +2,17 @@
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Logger } from '../lib/log';
+import type { Redis } from '../lib/redis';
 import { expireSessions } from './expireSessions';
 import { rollupDaily } from './rollupDaily';
+import { sweepIngestPayloads } from './sweepIngestPayloads';
 
 export interface JobContext {
   pool: Pool;
   clickhouse: ClickHouseClient;
+  /** The queue's Redis, and the prefix of every key there. */
+  redis: Redis;
+  redisPrefix: string;
   logger: Logger;
 }
 
@@ -21,6 +26,7 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   { name: 'expire-sessions', cron: '17 * * * *', run: (ctx) => expireSessions(ctx.pool) },
   // Days close 26 h after they end; every 10 minutes keeps the rollups within minutes of that.
   { name: 'rollup-daily', cron: '*/10 * * * *', run: (ctx) => rollupDaily(ctx.pool, ctx.clickhouse, ctx.logger) },
+  { name: 'sweep-ingest-payloads', cron: '43 * * * *', run: (ctx) => sweepIngestPayloads(ctx.redis, ctx.redisPrefix) },
 ];
 
 export function findJob(name: string): ScheduledJob | undefined {

@@ -3,20 +3,24 @@
 // A job is acknowledged only after its rows are stored; a crash before that hands it back to the queue.
 // Retried jobs (failed or stalled before) are checked against what is already stored, so a job that is
 // regrouped with others on its next attempt never doubles rows.
-import { UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
-import { existingEventIds, insertEventsText, isBadDataError } from '../lib/ingest/chWriter';
+import { dedupToken, existingEventIds, insertEventsText, isBadDataError } from '../lib/ingest/chWriter';
 import type { IdempotencyKeys } from '../lib/ingest/dedupe';
 import { insertBrowserRows, upsertErrorGroups } from '../lib/ingest/browserWriter';
 import { writeIdentities, writePayments } from '../lib/ingest/pgWriter';
-import { EVENT_COLUMNS, ingestJobSchema, V2_EVENT_COLUMNS, wholeLines, type IngestJob } from '../lib/ingest/rows';
+import { EVENT_COLUMNS, ingestJobSchema, lineEventIds, V2_EVENT_COLUMNS, wholeLines, type IngestJob } from '../lib/ingest/rows';
+import { ingestPayloadKey } from '../lib/queue/ingest';
 import type { Logger } from '../lib/log';
+import type { Redis } from '../lib/redis';
 
 export interface IngestWriterOptions {
   clickhouse: ClickHouseClient;
   pool: Pool;
   idempotency: IdempotencyKeys;
+  /** The queue's Redis: job payloads are read from it and deleted once their jobs are completed. */
+  queueRedis: Redis;
   logger: Logger;
   /** Flush when this many rows are buffered. */
   maxRows?: number;
@@ -40,8 +44,15 @@ interface Pending {
   data: IngestJob;
   resolve: () => void;
   reject: (err: Error) => void;
+  /** A v4 job's event lines (read at flush time). */
+  payload?: Buffer;
   /** Events of this job whose idempotency claim is void (set while preparing). */
   voided?: Set<string>;
+}
+
+/** Events a job holds: v4 jobs count their payload's lines, older ones name their events. */
+function eventCount(data: IngestJob): number {
+  return data.v === 4 ? data.rows : data.eventIds.length;
 }
 
 async function liveWebsites(pool: Pool, ids: string[]): Promise<Set<string>> {
@@ -58,11 +69,15 @@ function isBadRowError(err: unknown): boolean {
 /** What one job contributes to a flush once void or already-stored events are taken out. */
 interface Prepared {
   /** Whole JSONCompactEachRow lines, values in `columns` order. */
-  text: string;
+  lines: string | Buffer;
   columns: readonly string[];
-  ids: string[];
+  /** What names the rows for the insert's dedup token (see dedupToken). */
+  rowNames: string[];
+  rows: number;
   dropped: number;
 }
+
+const NEWLINE = Buffer.from('\n');
 
 export class IngestWriter {
   private buffer: Pending[] = [];
@@ -73,6 +88,9 @@ export class IngestWriter {
   private readonly maxWaitMs: number;
   /** Flushes that may run at once: the next one is prepared while ClickHouse stores the last. */
   private readonly maxInFlight = 2;
+  /** Payload keys of completed jobs, deleted together. */
+  private finished: string[] = [];
+  private finishedTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: IngestWriterOptions) {
     this.maxRows = opts.maxRows ?? 50_000;
@@ -88,7 +106,7 @@ export class IngestWriter {
     }
     await new Promise<void>((resolve, reject) => {
       this.buffer.push({ job, data: parsed.data, resolve, reject });
-      this.bufferedRows += parsed.data.eventIds.length + parsed.data.replays.length;
+      this.bufferedRows += eventCount(parsed.data) + parsed.data.replays.length;
       if (this.bufferedRows >= this.maxRows || this.buffer.length >= this.opts.concurrency) this.schedule(0);
       else this.schedule(this.maxWaitMs);
     });
@@ -125,6 +143,31 @@ export class IngestWriter {
       if (this.buffer.length > 0 && this.inFlight.size < this.maxInFlight) this.startFlush();
       else await Promise.race(this.inFlight);
     }
+    await this.deleteFinished();
+  }
+
+  /**
+   * Deletes the payloads of the worker's jobs once BullMQ has completed them: before that, a crash would
+   * hand a job back to the queue, and its retry needs the payload.
+   */
+  attach(worker: Worker): void {
+    worker.on('completed', (job) => {
+      if (!job.id || (job.data as { v?: unknown } | undefined)?.v !== 4) return;
+      this.finished.push(ingestPayloadKey(job.queueQualifiedName, job.id));
+      this.finishedTimer ??= setTimeout(() => void this.deleteFinished(), 200);
+    });
+  }
+
+  private async deleteFinished(): Promise<void> {
+    if (this.finishedTimer) clearTimeout(this.finishedTimer);
+    this.finishedTimer = undefined;
+    const keys = this.finished;
+    this.finished = [];
+    if (keys.length === 0) return;
+    // A payload left behind (Redis away now) is deleted by the sweep-ingest-payloads job.
+    await this.opts.queueRedis.unlink(...keys).catch((err: Error) => {
+      this.opts.logger.warn({ err: err.message, keys: keys.length }, 'could not delete ingest payloads; the sweep job will');
+    });
   }
 
   private async flush(all: Pending[]): Promise<void> {
@@ -135,8 +178,10 @@ export class IngestWriter {
       const live = await liveWebsites(this.opts.pool, [...new Set(all.map((p) => p.data.websiteId))]);
       batch = all.filter((p) => live.has(p.data.websiteId));
       for (const p of all) if (!live.has(p.data.websiteId)) p.resolve();
+      batch = await this.loadPayloads(batch);
       if (batch.length === 0) return;
-      const prepared = await Promise.all(batch.map((p) => this.prepare(p)));
+      const voidedJobs = await this.opts.idempotency.voided(batch.filter((p) => p.data.v === 4).map((p) => p.job.id ?? ''));
+      const prepared = await Promise.all(batch.map((p) => this.prepare(p, voidedJobs)));
       try {
         await this.writeSideRecords(batch);
       } catch (err) {
@@ -156,7 +201,7 @@ export class IngestWriter {
       for (const p of batch) p.resolve();
       this.opts.onFlush?.({
         jobs: batch.length,
-        rows: prepared.reduce((n, p) => n + p.ids.length, 0),
+        rows: prepared.reduce((n, p) => n + p.rows, 0),
         dropped: prepared.reduce((n, p) => n + p.dropped, 0),
         ms: Date.now() - started,
         oldestEnqueuedAt: Math.min(...batch.map((p) => p.job.timestamp)),
@@ -167,16 +212,35 @@ export class IngestWriter {
     }
   }
 
+  /**
+   * Reads the payloads of the v4 jobs among `batch` in one round trip. A job whose payload is gone cannot
+   * be written by any attempt: it fails for good (an operator sees it among failed jobs).
+   */
+  private async loadPayloads(batch: Pending[]): Promise<Pending[]> {
+    const needing = batch.filter((p) => p.data.v === 4 && p.data.rows > 0);
+    if (needing.length === 0) return batch;
+    const payloads = await this.opts.queueRedis.mgetBuffer(...needing.map((p) => ingestPayloadKey(p.job.queueQualifiedName, p.job.id ?? '')));
+    const missing = new Set<Pending>();
+    needing.forEach((p, i) => {
+      const payload = payloads[i];
+      if (payload) p.payload = payload;
+      else missing.add(p);
+    });
+    for (const p of missing) p.reject(new UnrecoverableError('ingest job payload is missing'));
+    return batch.filter((p) => !missing.has(p));
+  }
+
   private async insertEvents(prepared: Prepared[]): Promise<void> {
-    // One insert per column order: v3 jobs all share one; v2 jobs only remain from before it.
+    // One insert per column order: jobs of v3 and v4 share one; v2 jobs only remain from before it.
     for (const columns of new Set(prepared.map((p) => p.columns))) {
-      const parts = prepared.filter((p) => p.columns === columns && p.ids.length > 0);
-      await insertEventsText(
-        this.opts.clickhouse,
-        parts.map((p) => p.text).join('\n'),
-        parts.flatMap((p) => p.ids),
-        columns,
-      );
+      const parts = prepared.filter((p) => p.columns === columns && p.rows > 0);
+      if (parts.length === 0) continue;
+      const lines: Buffer[] = [];
+      for (const p of parts) {
+        if (lines.length > 0) lines.push(NEWLINE);
+        lines.push(typeof p.lines === 'string' ? Buffer.from(p.lines) : p.lines);
+      }
+      await insertEventsText(this.opts.clickhouse, Buffer.concat(lines), dedupToken(parts.flatMap((p) => p.rowNames)), columns);
     }
   }
 
@@ -211,30 +275,49 @@ export class IngestWriter {
   }
 
   /** The lines of a job that may be written: void claims dropped; for retried jobs, stored rows dropped. */
-  private async prepare(p: Pending): Promise<Prepared> {
+  private async prepare(p: Pending, voidedJobs: Set<string>): Promise<Prepared> {
     const { job, data } = p;
+    const retried = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0;
+    if (data.v === 4) {
+      const all = data.rows;
+      // The request was answered 503: none of its events was accepted.
+      if (voidedJobs.has(job.id ?? '')) {
+        p.voided = new Set([...data.identities, ...data.payments].map((r) => r.event_id));
+        return { lines: '', columns: EVENT_COLUMNS, rowNames: [], rows: 0, dropped: all };
+      }
+      if (!retried || !p.payload || !data.tsRange) {
+        return { lines: p.payload ?? '', columns: EVENT_COLUMNS, rowNames: [`job:${job.id}`], rows: all, dropped: 0 };
+      }
+      const lines = p.payload.toString().split('\n');
+      const ids = lineEventIds(lines);
+      const stored = await existingEventIds(this.opts.clickhouse, data.websiteId, ids, data.tsRange);
+      if (stored.size === 0) return { lines: p.payload, columns: EVENT_COLUMNS, rowNames: [`job:${job.id}`], rows: all, dropped: 0 };
+      const keep = ids.map((id) => !stored.has(id));
+      const kept = ids.filter((_, i) => keep[i]);
+      return { lines: lines.filter((_, i) => keep[i]).join('\n'), columns: EVENT_COLUMNS, rowNames: kept, rows: kept.length, dropped: all - kept.length };
+    }
     const voided = await this.voidedEvents(job, data);
     p.voided = voided;
-    const retried = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0;
     const stored =
       retried && data.tsRange
         ? await existingEventIds(this.opts.clickhouse, data.websiteId, data.eventIds, data.tsRange)
         : new Set<string>();
     const whole = (text: string) => (data.v === 2 ? text : wholeLines(data.eventsHead, text));
     const columns = data.v === 2 ? V2_EVENT_COLUMNS : EVENT_COLUMNS;
-    if (voided.size === 0 && stored.size === 0) return { text: whole(data.eventsText), columns, ids: data.eventIds, dropped: 0 };
-    const lines = data.eventsText === '' ? [] : data.eventsText.split('\n');
     const keep = data.eventIds.map((id) => !voided.has(id) && !stored.has(id));
+    const lines = data.eventsText === '' ? [] : data.eventsText.split('\n');
+    const ids = data.eventIds.filter((_, i) => keep[i]);
     return {
-      text: whole(lines.filter((_, i) => keep[i]).join('\n')),
+      lines: whole(lines.filter((_, i) => keep[i]).join('\n')),
       columns,
-      ids: data.eventIds.filter((_, i) => keep[i]),
-      dropped: keep.filter((k) => !k).length,
+      rowNames: ids,
+      rows: ids.length,
+      dropped: data.eventIds.length - ids.length,
     };
   }
 
-  /** Events whose idempotency claim was released (their request was answered 503) or taken over. */
-  private async voidedEvents(job: Job, data: IngestJob): Promise<Set<string>> {
+  /** Events of a v2 or v3 job whose idempotency claim was released (their request was answered 503) or taken over. */
+  private async voidedEvents(job: Job, data: Extract<IngestJob, { v: 2 | 3 }>): Promise<Set<string>> {
     if (data.keyed.length === 0 || !job.id) return new Set();
     const held = await this.opts.idempotency.claimStillHeld(
       this.opts.idempotency.keys(data.websiteId, data.keyed.map(([, key]) => key)),

@@ -31,7 +31,7 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
   });
   const connection = createRedis(config.REDIS_URL, 'worker', 'tidemark-worker');
   await warnUnlessNoEviction(connection, logger);
-  const jobs = new Worker(QUEUE_NAMES.jobs, jobsProcessor({ pool, clickhouse, logger }), {
+  const jobs = new Worker(QUEUE_NAMES.jobs, jobsProcessor({ pool, clickhouse, redis: connection, redisPrefix: config.REDIS_PREFIX, logger }), {
     connection,
     prefix: bullPrefix(config.REDIS_PREFIX),
     concurrency: 1,
@@ -45,6 +45,7 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
     clickhouse,
     pool,
     idempotency: new IdempotencyKeys(dedupeRedis, config.REDIS_PREFIX),
+    queueRedis: connection,
     logger,
     concurrency: INGEST_CONCURRENCY,
     onFlush: (stats) => {
@@ -57,6 +58,7 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
     prefix: bullPrefix(config.REDIS_PREFIX),
     concurrency: INGEST_CONCURRENCY,
   });
+  writer.attach(ingest);
   ingest.on('failed', (job, err) =>
     logger.error({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'ingest job failed'),
   );

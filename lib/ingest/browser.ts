@@ -12,7 +12,7 @@ import type { BrowserEvent, IgnoreReason } from './browserSchemas';
 import { hashIp } from './enrich';
 import { hostAllowed, ipExcluded, pathExcluded } from './exclusions';
 import type { Enrichers } from './pipeline';
-import { chSeconds, chTime, packJobEvents, type EventRow, type IngestJob } from './rows';
+import { chSeconds, chTime, packJob, type EventRow, type QueuedIngest } from './rows';
 import type { DailySalts } from './salt';
 import type { SiteConfigCache } from './siteCache';
 import { referrerDomain, sourceName } from './source';
@@ -26,7 +26,7 @@ export interface BrowserDeps {
   redis: Redis;
   redisPrefix: string;
   enrichers: Enrichers;
-  enqueue: (jobId: string, job: IngestJob) => Promise<void>;
+  enqueue: (jobId: string, job: QueuedIngest) => Promise<void>;
   /** Realtime presence; called after a successful enqueue and must never throw or block. */
   presence?: PresenceSink;
 }
@@ -127,10 +127,8 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest)
     api_key_id: '',
     expire_at: expireAt,
   };
-  const job: IngestJob = {
-    websiteId: website.id,
-    // Replay chunks are recordings, not analytics events.
-    ...packJobEvents(e.event_type === 'replay' ? [] : [row]),
+  // Replay chunks are recordings, not analytics events.
+  const job = packJob(website.id, e.event_type === 'replay' ? [] : [row], {
     identities: [],
     payments: [],
     interactions:
@@ -153,7 +151,7 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest)
       e.event_type === 'replay'
         ? [{ website_id: website.id, session_id: e.session_id, seq: e.seq ?? 0, ts, visitor_id: visitorId, pathname: page.pathname, data: e.data ?? '', expire_at: expireAt }]
         : [],
-  };
+  });
   await orUnavailable(deps.enqueue(eventId, job), 'Event could not be queued; retry shortly');
   if (e.event_type === 'pageview' && deps.presence) {
     deps.presence([{ websiteId: website.id, visitorId, pathname: page.pathname, countryCode: row.country_code, ts: req.now }]);

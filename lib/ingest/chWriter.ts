@@ -1,15 +1,19 @@
 // ClickHouse writes of the ingest worker. Event rows arrive as JSONCompactEachRow text and go to ClickHouse as they
-// are, with an explicit column list and a dedup token that is a hash of the event ids the insert carries:
-// the same rows sent twice are stored once (the table keeps non_replicated_deduplication_window tokens),
-// while different rows never share a token.
+// are, with an explicit column list and a dedup token that names exactly the rows the insert carries: the
+// same rows sent twice are stored once (the table keeps non_replicated_deduplication_window tokens), while
+// different rows never share a token.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '../clickhouse/client';
 import { EVENT_COLUMNS } from './rows';
 
-export function dedupToken(eventIds: readonly string[]): string {
+/**
+ * The token of an insert, from what names its rows: event ids, or `job:<id>` for all the lines of a v4
+ * job's payload (never changed once queued, and event ids are unique), in any order.
+ */
+export function dedupToken(rowNames: readonly string[]): string {
   const hash = createHash('sha256');
-  for (const id of [...eventIds].sort()) hash.update(id);
+  for (const name of [...rowNames].sort()) hash.update(name);
   return `ev-${hash.digest('hex')}`;
 }
 
@@ -23,20 +27,23 @@ export function isBadDataError(err: unknown): boolean {
   return typeof type === 'string' && BAD_DATA_TYPE.test(type);
 }
 
-/** Inserts whole JSONCompactEachRow lines whose values are in `columns` order (EVENT_COLUMNS unless told). */
+/**
+ * Inserts whole JSONCompactEachRow lines whose values are in `columns` order (EVENT_COLUMNS unless told),
+ * through `events_ingest` (sql/clickhouse/008): parsed as plain strings, converted by whole columns.
+ */
 export async function insertEventsText(
   clickhouse: ClickHouseClient,
-  text: string,
-  eventIds: readonly string[],
+  lines: string | Buffer,
+  token: string,
   columns: readonly string[] = EVENT_COLUMNS,
 ): Promise<void> {
-  if (eventIds.length === 0) return;
+  if (lines.length === 0) return;
   const result = await clickhouse.exec({
-    query: `INSERT INTO events (${columns.join(', ')}) FORMAT JSONCompactEachRow`,
-    values: Readable.from([text]),
+    query: `INSERT INTO events_ingest (${columns.join(', ')}) FORMAT JSONCompactEachRow`,
+    values: Readable.from([lines]),
     clickhouse_settings: {
-      insert_deduplication_token: dedupToken(eventIds),
-      // The sessions view must skip a deduplicated block exactly as the table does.
+      insert_deduplication_token: token,
+      // The views (events_ingest → events → sessions) must skip a deduplicated block exactly as a table does.
       deduplicate_blocks_in_dependent_materialized_views: 1,
       // One flush may cover many days; never refuse it for touching many partitions.
       max_partitions_per_insert_block: '1000',

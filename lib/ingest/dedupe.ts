@@ -4,6 +4,11 @@ import type { Redis } from 'ioredis';
 import { redisKey } from '../redis';
 
 export const DEDUPE_TTL_SECONDS = 24 * 3600;
+/**
+ * How long a void mark outlives the request it voids. A job waits at most minutes in a running queue, but
+ * a failed job stays until an operator retries it; a mark older than this no longer stops such a retry.
+ */
+export const VOID_TTL_SECONDS = 30 * 24 * 3600;
 
 // A released claim leaves a tombstone ("x:" + token) instead of nothing: the request that released it was
 // answered 503, so a job it may still have managed to enqueue is void, and the worker must be able to tell
@@ -30,10 +35,13 @@ for i, key in ipairs(KEYS) do
 end
 return out`;
 
-// Turns only this request's claims into tombstones.
+// Marks the request's job void (KEYS[1]), then turns only this request's claims into tombstones: one
+// script, so no claim is ever freed while its job could still be written.
 const RELEASE = `
+redis.call('SET', KEYS[1], '1', 'EX', ARGV[3])
 local n = 0
-for _, key in ipairs(KEYS) do
+for i = 2, #KEYS do
+  local key = KEYS[i]
   if redis.call('GET', key) == ARGV[1] then
     redis.call('SET', key, '${RELEASED}' .. ARGV[1], 'EX', ARGV[2])
     n = n + 1
@@ -64,13 +72,29 @@ export class IdempotencyKeys {
     return result.map((r) => r === 1);
   }
 
+  /**
+   * For a request answered 503 after its claims: marks its job (id = token) void, for the case that it was
+   * queued after all, and frees its claims. Answers how many claims were freed.
+   */
   async release(keys: string[], token: string): Promise<number> {
-    if (keys.length === 0) return 0;
-    return (await this.redis.eval(RELEASE, keys.length, ...keys, token, String(DEDUPE_TTL_SECONDS))) as number;
+    const all = [this.voidKey(token), ...keys];
+    return (await this.redis.eval(RELEASE, all.length, ...all, token, String(DEDUPE_TTL_SECONDS), String(VOID_TTL_SECONDS))) as number;
+  }
+
+  /** For the worker: which of these jobs (ids = request tokens) belong to requests answered 503. */
+  async voided(tokens: readonly string[]): Promise<Set<string>> {
+    if (tokens.length === 0) return new Set();
+    const marks = await this.redis.mget(...tokens.map((t) => this.voidKey(t)));
+    return new Set(tokens.filter((_, i) => marks[i] !== null));
+  }
+
+  private voidKey(token: string): string {
+    return redisKey(this.prefix, 'idem-void', token);
   }
 
   /**
-   * For the worker: per key, whether the job enqueued under `token` may still write its event. False when
+   * For the worker, on jobs of v2 and v3 only (v4 jobs are checked whole, by voided()): per key, whether
+   * the job enqueued under `token` may still write its event. False when
    * the claim was released (its request got a 503) or now belongs to another request; true when it is
    * held, or expired after 24 h in a queue that was down that long.
    */

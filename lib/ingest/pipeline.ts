@@ -12,7 +12,7 @@ import type { PresenceHit, PresenceSink } from '../realtime/presence';
 import type { IdempotencyKeys } from './dedupe';
 import { buildEventRow, hashIp, identityRecord, normalizeIp, paymentRecord, primaryLanguage, requestMemo, type RequestContext } from './enrich';
 import type { ActiveGoalsCache } from './goalsCache';
-import { chSeconds, chTime, packJobEvents, type EventRow, type IdentityRecord, type IngestJob, type PaymentRecord } from './rows';
+import { chSeconds, chTime, packJob, type EventRow, type IdentityRecord, type PaymentRecord, type QueuedIngest } from './rows';
 import type { DailySalts } from './salt';
 import type { IngestBatch, IngestError, IngestResult, RejectionReason } from './schemas';
 import { validateServerEvent, type ValidEvent } from './validate';
@@ -27,7 +27,7 @@ export interface IngestDeps {
   salts: DailySalts;
   goals: ActiveGoalsCache;
   idempotency: IdempotencyKeys;
-  enqueue: (jobId: string, job: IngestJob) => Promise<void>;
+  enqueue: (jobId: string, job: QueuedIngest) => Promise<void>;
   enrichers: Enrichers;
   logger: Logger;
   /** Realtime presence; called after a successful enqueue and must never throw or block. */
@@ -92,7 +92,8 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
     try {
       await deps.enqueue(token, job);
     } catch (err) {
-      // Nothing of this request is accepted: free its keys so the client's retry is not taken for a repeat.
+      // Nothing of this request is accepted: void its job in case it landed after all, and free its keys so
+      // the client's retry is not taken for a repeat.
       await deps.idempotency.release(keys.filter((_, i) => claimed[i]), token).catch(() => undefined);
       deps.logger.error({ err: (err as Error).message }, 'enqueue failed; batch refused with 503');
       throw serviceUnavailable('Events could not be queued; retry with the same idempotency keys');
@@ -135,14 +136,14 @@ async function requestContext(
   };
 }
 
-function toJob(websiteId: string, accepted: { event: ValidEvent; row: EventRow }[]): IngestJob {
+function toJob(websiteId: string, accepted: { event: ValidEvent; row: EventRow }[]): QueuedIngest {
   const identities: IdentityRecord[] = [];
   const payments: PaymentRecord[] = [];
   for (const { event, row } of accepted) {
     if (event.type === 'identify') identities.push(identityRecord(event, row));
     if (event.type === 'purchase') payments.push(paymentRecord(event, row));
   }
-  return { websiteId, ...packJobEvents(accepted.map((a) => a.row)), identities, payments, interactions: [], errors: [], replays: [] };
+  return packJob(websiteId, accepted.map((a) => a.row), { identities, payments, interactions: [], errors: [], replays: [] });
 }
 
 // Built from the rows in hand: enrichment already settled the path and country, so nothing is recomputed.

@@ -7,8 +7,8 @@ const u16 = z.number().int().min(0).max(65535);
 
 /**
  * One row of `events`; the keys are the table's columns (an explicit column list on insert). The first
- * JOB_HEAD_COLUMNS.length of them hold the same values for every event of one request, so a job carries
- * them once (see ingestJobSchema).
+ * JOB_HEAD_COLUMNS.length of them hold the same values for every event of one request, so they are
+ * serialised once per request (eventLines).
  */
 export const eventRowSchema = z.object({
   website_id: z.uuid(),
@@ -54,7 +54,7 @@ export const eventRowSchema = z.object({
 });
 export type EventRow = z.infer<typeof eventRowSchema>;
 export const EVENT_COLUMNS = Object.keys(eventRowSchema.shape) as (keyof EventRow)[];
-/** The columns whose values a job carries once for all its lines: they come from the request, not the event. */
+/** The columns whose values come from the request, not the event: the same on every line of a request. */
 export const JOB_HEAD_COLUMNS = EVENT_COLUMNS.slice(0, 6);
 /**
  * The column order of v2 jobs' lines, from before the request's columns moved to the front. Such jobs may
@@ -146,39 +146,56 @@ export const replayRowSchema = z.object({
 });
 export type ReplayRow = z.infer<typeof replayRowSchema>;
 
-const jobFields = {
+const sideFields = {
   websiteId: z.uuid(),
-  eventsText: z.string(),
-  eventIds: z.array(z.string()),
-  keyed: z.array(z.tuple([z.number().int().min(0), z.string()])),
-  tsRange: z.tuple([z.string(), z.string()]).nullable(),
   identities: z.array(identityRecordSchema),
   payments: z.array(paymentRecordSchema),
   interactions: z.array(interactionRowSchema),
   errors: z.array(errorRowSchema),
   replays: z.array(replayRowSchema),
 };
+const tsRange = z.tuple([z.string(), z.string()]).nullable();
+// Jobs of v2 and v3 carried their event lines inside the job data.
+const inlineFields = {
+  ...sideFields,
+  eventsText: z.string(),
+  eventIds: z.array(z.string()),
+  keyed: z.array(z.tuple([z.number().int().min(0), z.string()])),
+  tsRange,
+};
 
 /**
- * The data of one ingest job: one accepted request's events for one website. Event rows travel as
- * JSONCompactEachRow lines, serialised once by the API: the worker neither parses nor re-serialises them on
- * the normal path (the benchmark showed JSON work dominating both roles). `eventIds` is aligned with the
- * lines; `keyed` names the lines that carry an idempotency key.
+ * The data of one ingest job: one accepted request's events for one website.
  *
- * v3: `eventsHead` holds the JSON values of JOB_HEAD_COLUMNS, which every event of a request shares, and
- * each line only the other columns (a third of a row's bytes fewer to build, queue and parse); when the
- * events do not share them, `eventsHead` is null and the lines are whole rows. Either way in EVENT_COLUMNS
- * order. v2 (older jobs): whole rows in V2_EVENT_COLUMNS order.
+ * v4 (written now): the event rows are not in the job data but in the job's payload, a Redis string
+ * beside the job (lib/queue/ingest.ts) holding whole JSONCompactEachRow lines in EVENT_COLUMNS order, built
+ * once by the API and sent to the store byte for byte. BullMQ serialises job data as JSON: escaping half a
+ * megabyte of JSON lines per 1,000 events into a JSON string and parsing it back cost the web role and the
+ * worker ~3 µs per event each (profiled). `rows` counts the payload's lines.
+ *
+ * Older jobs may still wait in a queue, or among failed jobs an operator retries later, so the worker still
+ * reads them: v3 held the lines in `eventsText`, with `eventsHead` the JSON values of JOB_HEAD_COLUMNS that
+ * every event of a request shares, each line only the other columns (or null and whole lines); v2 whole
+ * lines in V2_EVENT_COLUMNS order. Both name their lines' event ids (`eventIds`) and idempotency keys
+ * (`keyed`, by line).
  */
 export const ingestJobSchema = z
   .discriminatedUnion('v', [
-    z.object({ v: z.literal(2), ...jobFields }),
-    z.object({ v: z.literal(3), eventsHead: z.string().nullable(), ...jobFields }),
+    z.object({ v: z.literal(2), ...inlineFields }),
+    z.object({ v: z.literal(3), eventsHead: z.string().nullable(), ...inlineFields }),
+    z.object({ v: z.literal(4), ...sideFields, rows: z.number().int().min(0), tsRange }),
   ])
-  .refine((j) => lineCount(j.eventsText) === j.eventIds.length, {
+  .refine((j) => j.v === 4 || lineCount(j.eventsText) === j.eventIds.length, {
     message: 'eventsText lines and eventIds differ in number',
   });
 export type IngestJob = z.infer<typeof ingestJobSchema>;
+/** A job as written now. */
+export type IngestJobV4 = Extract<IngestJob, { v: 4 }>;
+/** What the API enqueues: the job data and its payload (the event lines). */
+export interface QueuedIngest {
+  data: IngestJobV4;
+  payload: Buffer;
+}
 
 /** Lines of a job's eventsText (0 when empty), counted without splitting a 1,000-line text. */
 function lineCount(text: string): number {
@@ -226,31 +243,35 @@ function sameHead(a: EventRow, b: EventRow): boolean {
   );
 }
 
-/** Serialises event rows into a v3 job's text form: the shared head once, the rest per line. */
-export function packJobEvents(rows: EventRow[]): { v: 3; eventsHead: string | null } & Pick<IngestJob, 'eventsText' | 'eventIds' | 'keyed' | 'tsRange'> {
+/** Whole JSONCompactEachRow lines (EVENT_COLUMNS order) of event rows, and the span of their ts. */
+export function eventLines(rows: readonly EventRow[]): { text: string; tsRange: [string, string] | null } {
   let minTs = '';
   let maxTs = '';
   let shared = true;
-  const keyed: [number, string][] = [];
-  const lines: string[] = new Array(rows.length);
-  const eventIds: string[] = new Array(rows.length);
-  rows.forEach((r, i) => {
+  for (const r of rows) {
     if (minTs === '' || r.ts < minTs) minTs = r.ts;
     if (r.ts > maxTs) maxTs = r.ts;
-    if (r.idempotency_key) keyed.push([i, r.idempotency_key]);
-    if (!sameHead(r, rows[0])) shared = false;
-    eventIds[i] = r.event_id;
-  });
-  if (shared) for (let i = 0; i < rows.length; i++) lines[i] = jsonLine(otherValues(rows[i]));
-  else for (let i = 0; i < rows.length; i++) lines[i] = jsonLine(rowValues(rows[i]));
-  return {
-    v: 3,
-    eventsHead: shared && rows.length > 0 ? jsonLine(headValues(rows[0])).slice(1, -1) : null,
-    eventsText: lines.join('\n'),
-    eventIds,
-    keyed,
-    tsRange: rows.length ? [minTs, maxTs] : null,
-  };
+    if (shared && !sameHead(r, rows[0])) shared = false;
+  }
+  const lines: string[] = new Array(rows.length);
+  if (shared && rows.length > 0) {
+    // The request's columns hold the same values on every line: serialised once, put in front of each.
+    const head = `${jsonLine(headValues(rows[0])).slice(0, -1)},`;
+    for (let i = 0; i < rows.length; i++) lines[i] = head + jsonLine(otherValues(rows[i])).slice(1);
+  } else {
+    for (let i = 0; i < rows.length; i++) lines[i] = jsonLine(rowValues(rows[i]));
+  }
+  return { text: lines.join('\n'), tsRange: rows.length > 0 ? [minTs, maxTs] : null };
+}
+
+/** A v4 job of one request: its events as the payload, the side records in the data. */
+export function packJob(
+  websiteId: string,
+  rows: readonly EventRow[],
+  side: Pick<IngestJobV4, 'identities' | 'payments' | 'interactions' | 'errors' | 'replays'>,
+): QueuedIngest {
+  const { text, tsRange } = eventLines(rows);
+  return { data: { v: 4, websiteId, rows: rows.length, tsRange, ...side }, payload: Buffer.from(text) };
 }
 
 /** A v3 job's lines as whole rows (EVENT_COLUMNS order): the head put back in front of every line. */
@@ -260,10 +281,16 @@ export function wholeLines(eventsHead: string | null, eventsText: string): strin
   return `[${eventsHead},${eventsText.slice(1).replaceAll('\n[', `\n[${eventsHead},`)}`;
 }
 
-/** Serialises event rows as whole JSONCompactEachRow lines in EVENT_COLUMNS order (for direct inserts). */
-export function packEvents(rows: EventRow[]): Pick<IngestJob, 'eventsText' | 'eventIds' | 'keyed' | 'tsRange'> {
-  const { eventsHead, eventsText, ...rest } = packJobEvents(rows);
-  return { eventsText: wholeLines(eventsHead, eventsText), ...rest };
+/** Event rows as whole JSONCompactEachRow lines with their ids (for direct inserts: fixtures, tools). */
+export function packEvents(rows: EventRow[]): { eventsText: string; eventIds: string[]; tsRange: [string, string] | null } {
+  const { text, tsRange } = eventLines(rows);
+  return { eventsText: text, eventIds: rows.map((r) => r.event_id), tsRange };
+}
+
+/** The event id of each whole line (EVENT_COLUMNS order): for the writer's rare checks, not its hot path. */
+export function lineEventIds(lines: readonly string[]): string[] {
+  const at = EVENT_COLUMNS.indexOf('event_id');
+  return lines.map((line) => String((JSON.parse(line) as unknown[])[at]));
 }
 
 const DAY_MS = 86_400_000;

@@ -1,5 +1,6 @@
 // Enqueueing accepted ingest batches: one BullMQ job per request, id = the request's claim token.
-import type { IngestJob } from '../ingest/rows';
+import type { QueuedIngest } from '../ingest/rows';
+import type { Redis } from '../redis';
 import type { ProducerQueue } from './queues';
 
 export const INGEST_JOB_NAME = 'batch';
@@ -7,15 +8,49 @@ export const INGEST_JOB_NAME = 'batch';
 export const INGEST_JOB_OPTIONS = {
   attempts: 12,
   backoff: { type: 'exponential', delay: 1_000 },
-  // A completed job's data is its events, ~0.8 MB per 1,000 (1,000 kept jobs held ~800 MB of Redis), and
-  // nothing reads completed jobs: stored rows are in ClickHouse and flush lag is on /metrics.
+  // A completed job is nothing anyone reads (stored rows are in ClickHouse, flush lag is on /metrics), and
+  // its payload is its events, ~0.6 MB per 1,000 (1,000 kept jobs held ~800 MB of Redis).
   removeOnComplete: true,
   // Failed jobs stay for the operator: `tidemark queue failed` / `tidemark queue retry`.
   removeOnFail: false,
 } as const;
 
+/**
+ * Where a job's payload (its event lines) is kept: beside the job's own keys, so that under a hash-tagged
+ * prefix on Redis Cluster both share a slot. The worker deletes it once the job is completed; the
+ * `sweep-ingest-payloads` job deletes any left behind by a worker that died in between.
+ */
+export function ingestPayloadKey(queueQualifiedName: string, jobId: string): string {
+  return `${queueQualifiedName}:payload:${jobId}`;
+}
+
 export function ingestEnqueuer(queue: ProducerQueue) {
-  return async (jobId: string, job: IngestJob): Promise<void> => {
-    await queue.addNow(INGEST_JOB_NAME, job, { ...INGEST_JOB_OPTIONS, jobId });
+  return async (jobId: string, { data, payload }: QueuedIngest): Promise<void> => {
+    const opts = { ...INGEST_JOB_OPTIONS, jobId };
+    if (data.rows === 0) await queue.addNow(INGEST_JOB_NAME, data, opts);
+    else await queue.addWithPayload(INGEST_JOB_NAME, data, opts, ingestPayloadKey(queue.qualifiedName, jobId), payload);
   };
+}
+
+/**
+ * Deletes payloads whose job no longer exists: left by a worker that died between completing a job and
+ * deleting its payload, or by a job removed by hand. A payload is written in one MULTI with its job, so
+ * a payload without a job is never one whose job is still on its way.
+ */
+export async function sweepOrphanPayloads(redis: Redis, queueQualifiedName: string): Promise<{ scanned: number; deleted: number }> {
+  const head = ingestPayloadKey(queueQualifiedName, '');
+  const pattern = `${head.replace(/[*?[\]\\]/g, '\\$&')}*`;
+  let cursor = '0';
+  let scanned = 0;
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length === 0) continue;
+    scanned += keys.length;
+    const exists = await redis.pipeline(keys.map((k) => ['exists', `${queueQualifiedName}:${k.slice(head.length)}`])).exec();
+    const orphans = keys.filter((_, i) => exists?.[i]?.[1] === 0);
+    if (orphans.length > 0) deleted += await redis.unlink(...orphans);
+  } while (cursor !== '0');
+  return { scanned, deleted };
 }

@@ -1,6 +1,6 @@
 // Queue names and factories. Producers (the API) get fail-fast connections so a Redis outage turns into a
 // 503 instead of a request that hangs; workers get blocking ones.
-import { Queue } from 'bullmq';
+import { Job, Queue, type JobsOptions } from 'bullmq';
 import { bullPrefix, createRedis, type Redis } from '../redis';
 
 export const QUEUE_NAMES = {
@@ -30,6 +30,23 @@ export class ProducerQueue extends Queue {
   async addNow(...args: Parameters<Queue['add']>): ReturnType<Queue['add']> {
     if (this.ownConnection.status !== 'ready') throw new Error(`queue Redis is ${this.ownConnection.status}`);
     return this.add(...args);
+  }
+
+  /**
+   * addNow for a job whose bulk travels beside it: `payload` is stored under `payloadKey` as raw bytes, in
+   * one MULTI with the job, so either both exist or neither does. Job data is JSON, and bytes kept out of
+   * it are neither escaped by the producer nor parsed by the worker.
+   */
+  async addWithPayload(name: string, data: unknown, opts: JobsOptions & { jobId: string }, payloadKey: string, payload: Buffer): Promise<void> {
+    if (this.ownConnection.status !== 'ready') throw new Error(`queue Redis is ${this.ownConnection.status}`);
+    // BullMQ's own client has its scripts loaded; its transactions are ioredis ones, which also take SET.
+    const multi = (await this.getBackend().client).multi() as ReturnType<Redis['multi']> & Parameters<Job['addJob']>[0];
+    multi.set(payloadKey, payload);
+    const added = new Job(this, name, data, opts, opts.jobId).addJob(multi);
+    const replies = await multi.exec();
+    await added; // rejects when the add script refused the job
+    const failed = replies?.find(([err]) => err);
+    if (!replies || failed) throw failed?.[0] ?? new Error('queue transaction aborted');
   }
 
   ownRedis(): Redis {

@@ -1,14 +1,20 @@
 // A worker that stores rows and then dies before acknowledging its jobs must not double them when the jobs
 // come back, even regrouped with other jobs in a different flush.
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Worker } from 'bullmq';
+import { sweepIngestPayloads } from '../../jobs/sweepIngestPayloads';
+import { dedupToken, insertEventsText } from '../../lib/ingest/chWriter';
 import { IdempotencyKeys } from '../../lib/ingest/dedupe';
+import { packEvents, packJob } from '../../lib/ingest/rows';
+import { ingestEnqueuer, ingestPayloadKey } from '../../lib/queue/ingest';
 import type { ClickHouseClient } from '../../lib/clickhouse/client';
 import { createLogger } from '../../lib/log';
 import { QUEUE_NAMES } from '../../lib/queue/queues';
 import { bullPrefix, createRedis } from '../../lib/redis';
 import { IngestWriter } from '../../workers/ingestWriter';
 import { createTestContext, type TestContext } from '../helpers/context';
+import { eventRow } from '../helpers/statsFixture';
 import { countEvents, ingestFixture, pageview, waitForEvents, type IngestFixture } from '../helpers/ingest';
 
 let ctx: TestContext;
@@ -48,6 +54,7 @@ function startWriter(clickhouse: ClickHouseClient, opts: { lockDuration?: number
     clickhouse,
     pool: ctx.pool,
     idempotency: new IdempotencyKeys(ctx.redis, ctx.config.REDIS_PREFIX),
+    queueRedis: connection,
     logger,
     concurrency: opts.concurrency ?? 8,
     // Long enough that jobs arriving close together share a flush: the retries below are regrouped.
@@ -61,6 +68,7 @@ function startWriter(clickhouse: ClickHouseClient, opts: { lockDuration?: number
     // Short for every worker of this file: the queue-wide stalled check is throttled by the last interval set.
     stalledInterval: 1_000,
   });
+  writer.attach(worker);
   worker.on('error', () => undefined); // a "dead" worker's lock renewals fail by design
   return {
     async stop() {
@@ -148,4 +156,75 @@ it('jobs of a worker that died after inserting (lock lapsed, jobs stalled) are n
   } finally {
     await heir.stop();
   }
+});
+
+describe('job payloads', () => {
+  const queueName = () => `${bullPrefix(ctx.config.REDIS_PREFIX)}:${QUEUE_NAMES.ingest}`;
+  const payloadKeys = async () => (await ctx.redis.keys(`${ingestPayloadKey(queueName(), '')}*`)).sort();
+  const job = (path: string) =>
+    packJob(fx.website.id, [eventRow(fx.website.id, { pathname: path, session_id: randomUUID(), ts: new Date().toISOString() })], {
+      identities: [], payments: [], interactions: [], errors: [], replays: [],
+    });
+
+  it('travel beside their job, are deleted once it completes, and a sweep removes only orphans', async () => {
+    const enqueue = ingestEnqueuer(ctx.ingestQueue);
+    const id = randomUUID();
+    const queued = job('/payload-a');
+    await enqueue(id, queued);
+    const key = ingestPayloadKey(queueName(), id);
+    expect(await ctx.redis.getBuffer(key)).toEqual(queued.payload);
+    expect(JSON.stringify(await ctx.redis.hget(`${queueName()}:${id}`, 'data'))).not.toContain('/payload-a');
+    // An orphan: a payload whose job is gone.
+    const orphan = ingestPayloadKey(queueName(), randomUUID());
+    await ctx.redis.set(orphan, 'left behind');
+    expect(await sweepIngestPayloads(ctx.redis, ctx.config.REDIS_PREFIX)).toEqual({ scanned: 2, deleted: 1 });
+    expect(await payloadKeys()).toEqual([key]);
+
+    const w = startWriter(ctx.clickhouse, { maxWaitMs: 100 });
+    try {
+      expect(await waitForEvents(ctx, 1, `pathname = '/payload-a'`)).toBe(1);
+      const end = Date.now() + 5_000;
+      while ((await payloadKeys()).length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+      expect(await payloadKeys()).toEqual([]);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('a job of a request answered 503 (released) writes nothing; the next request’s job is written', async () => {
+    const enqueue = ingestEnqueuer(ctx.ingestQueue);
+    const keys = new IdempotencyKeys(ctx.redis, ctx.config.REDIS_PREFIX);
+    const voidToken = randomUUID();
+    await enqueue(voidToken, job('/voided-c'));
+    await keys.release([], voidToken);
+    await enqueue(randomUUID(), job('/kept-c'));
+    const w = startWriter(ctx.clickhouse, { maxWaitMs: 100 });
+    try {
+      expect(await waitForEvents(ctx, 1, `pathname = '/kept-c'`)).toBe(1);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await countEvents(ctx, `pathname = '/voided-c'`)).toBe(0);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('the same rows inserted twice with one token are stored once, their session too', async () => {
+    const session = randomUUID();
+    const rows = [1, 2].map((i) => eventRow(fx.website.id, { pathname: '/twice-d', session_id: session, ts: new Date(Date.now() - i * 1000).toISOString() }));
+    const { eventsText, eventIds } = packEvents(rows);
+    await insertEventsText(ctx.clickhouse, eventsText, dedupToken(eventIds));
+    await insertEventsText(ctx.clickhouse, Buffer.from(eventsText), dedupToken(eventIds));
+    expect(await countEvents(ctx, `pathname = '/twice-d'`)).toBe(2);
+    const sessions = await (
+      await ctx.clickhouse.query({
+        query: `SELECT count() AS n, sum(pageviews) AS pv FROM sessions WHERE website_id = {w:UUID} AND session_id = {s:String}`,
+        query_params: { w: fx.website.id, s: session },
+        format: 'JSONEachRow',
+      })
+    ).json<{ n: string; pv: string }>();
+    expect(sessions[0]).toEqual({ n: '1', pv: '2' });
+    // Another token is another insert.
+    await insertEventsText(ctx.clickhouse, eventsText, dedupToken([...eventIds, 'x']));
+    expect(await countEvents(ctx, `pathname = '/twice-d'`)).toBe(4);
+  });
 });

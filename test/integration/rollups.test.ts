@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { main } from '../../cli/main';
 import { rollupDaily } from '../../jobs/rollupDaily';
-import { insertEventsText } from '../../lib/ingest/chWriter';
+import { dedupToken, insertEventsText } from '../../lib/ingest/chWriter';
 import { packEvents, type EventRow } from '../../lib/ingest/rows';
 import { createLogger } from '../../lib/log';
 import { analyticsOverview, topPages } from '../../lib/external/analytics';
@@ -130,7 +130,7 @@ beforeAll(async () => {
   ctx = await createTestContext();
   site = randomUUID();
   const packed = packEvents(generate(site));
-  await insertEventsText(ctx.clickhouse, packed.eventsText, packed.eventIds);
+  await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
 });
 afterAll(() => ctx.close());
 
@@ -215,7 +215,7 @@ describe('daily rollups', () => {
       eventRow(w.id, { visitor_id: 'x', session_id: 'x1', ts: '2026-04-01T15:00:00Z' }),
       eventRow(w.id, { visitor_id: 'y', session_id: 'y1', ts: '2026-04-03T15:00:00Z' }),
     ]);
-    await insertEventsText(ctx.clickhouse, packed.eventsText, packed.eventIds);
+    await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
     const logger = createLogger('silent', 'test');
     // New York's 6 April ends at 04:00Z on the 7th; it closes 26 h later.
     const first = await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-08T06:00:00Z'));
@@ -276,7 +276,7 @@ describe('daily rollups', () => {
     expect(await topPages(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', 20, Date.parse('2026-04-10T10:00:00Z'))).toEqual(pagesBefore);
     // 7 April is not rolled up: a new pageview there shows at once.
     const late = packEvents([eventRow(site, { visitor_id: 'late', session_id: 'late-1', pathname: '/late', ts: '2026-04-07T12:00:00Z' })]);
-    await insertEventsText(ctx.clickhouse, late.eventsText, late.eventIds);
+    await insertEventsText(ctx.clickhouse, late.eventsText, dedupToken(late.eventIds));
     const withLate = await analyticsOverview(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', Date.parse('2026-04-10T10:00:00Z'));
     expect(withLate.summary.total_page_views).toBe(before.summary.total_page_views + 1);
     expect(withLate.daily_stats.find((d) => d.date === '2026-04-07')).toMatchObject({ total_visitors: 1, unique_visitors: 1, page_views: 1 });

@@ -5,7 +5,7 @@ import { resolvePeriod, type ResolvedPeriod } from '../../lib/stats/period';
 import { runStats, type StatsQuery } from '../../lib/stats/query';
 import { parseDate } from '../../lib/stats/time';
 import { createTestContext, type TestContext } from '../helpers/context';
-import { insertEventsText } from '../../lib/ingest/chWriter';
+import { dedupToken, insertEventsText } from '../../lib/ingest/chWriter';
 import { packEvents } from '../../lib/ingest/rows';
 import { eventRow, insertDstFixture } from '../helpers/statsFixture';
 
@@ -83,7 +83,7 @@ it('places a visit written in two inserts across midnight on the day it began, w
   const v = { visitor_id: 'N', session_id: 'N1' };
   for (const ts of ['2026-03-30T21:50:00Z', '2026-03-30T22:10:00Z']) {
     const packed = packEvents([eventRow(site, { ...v, ts })]);
-    await insertEventsText(ctx.clickhouse, packed.eventsText, packed.eventIds);
+    await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
   }
   const on = (date: string) => resolvePeriod('day', parseDate(date)!, TZ) as ResolvedPeriod;
   const ask = (date: string) => runStats(ctx.clickhouse, query({ websiteId: site, start: on(date).start, end: on(date).end, metrics: ['visits', 'pageviews', 'visit_duration', 'bounce_rate'] }));

@@ -103,10 +103,12 @@ describe('enrichment helpers', () => {
     expect(primaryLanguage('<script>')).toBe('');
   });
 
-  it('dedup tokens depend on the set of event ids only', () => {
+  it('dedup tokens depend on the set of row names only', () => {
     const ids = ['b', 'a', 'c'].map((c) => `00000000-0000-4000-8000-00000000000${c}`);
     expect(dedupToken(ids)).toBe(dedupToken([...ids].reverse()));
     expect(dedupToken(ids)).not.toBe(dedupToken(ids.slice(1)));
+    expect(dedupToken(['job:a', 'job:b'])).toBe(dedupToken(['job:b', 'job:a']));
+    expect(dedupToken(['job:a', 'job:b'])).not.toBe(dedupToken(['job:a']));
   });
 
   it('merges identifies of one visitor: later fields win, attributes merge, seen times span', () => {
@@ -131,7 +133,7 @@ describe('chTime', () => {
 });
 
 describe('event rows as JSONCompactEachRow lines', () => {
-  const { EVENT_COLUMNS, JOB_HEAD_COLUMNS, V2_EVENT_COLUMNS, ingestJobSchema, packEvents, packJobEvents, rowValues, wholeLines } =
+  const { EVENT_COLUMNS, JOB_HEAD_COLUMNS, V2_EVENT_COLUMNS, ingestJobSchema, lineEventIds, packEvents, packJob, rowValues, wholeLines } =
     require('../../lib/ingest/rows') as typeof import('../../lib/ingest/rows');
   // Every column a distinct value, so a column out of place cannot go unnoticed.
   const row = () =>
@@ -145,20 +147,34 @@ describe('event rows as JSONCompactEachRow lines', () => {
     expect(packEvents([r]).eventsText).toBe(reference(r));
   });
 
-  it('a job carries the request’s columns once; put back, its lines are the whole rows', () => {
-    const rows = [row(), { ...row(), event_id: 'second', url: 'other' }, { ...row(), props: '{"a":"\n["}' }];
-    const job = packJobEvents(rows);
-    expect(job.v).toBe(3);
-    expect(JSON.parse(`[${job.eventsHead}]`)).toEqual(JOB_HEAD_COLUMNS.map((c) => rows[0][c]));
-    expect(job.eventsText.split('\n').map((l) => JSON.parse(l))).toEqual(rows.map((r) => EVENT_COLUMNS.slice(JOB_HEAD_COLUMNS.length).map((c) => r[c])));
-    expect(wholeLines(job.eventsHead, job.eventsText)).toBe(rows.map(reference).join('\n'));
+  const side = { identities: [], payments: [], interactions: [], errors: [], replays: [] };
+
+  it('a v4 job holds whole rows in its payload, the request’s columns serialised once, and names them by count', () => {
+    const rows = [row(), { ...row(), event_id: 'second', url: 'other', ts: 'v0' }, { ...row(), props: '{"a":"\n["}', ts: 'v9' }];
+    const { data, payload } = packJob(uuid, rows, side);
+    expect(data).toMatchObject({ v: 4, websiteId: uuid, rows: 3, tsRange: ['v0', 'v9'] });
+    expect(payload.toString()).toBe(rows.map(reference).join('\n'));
     expect(packEvents(rows).eventsText).toBe(rows.map(reference).join('\n'));
-    expect(ingestJobSchema.safeParse({ websiteId: uuid, ...job, identities: [], payments: [], interactions: [], errors: [], replays: [] }).success).toBe(true);
-    // Rows of different requests share no head: the lines stay whole.
-    const mixed = packJobEvents([row(), { ...row(), received_at: 'later' }]);
-    expect(mixed.eventsHead).toBeNull();
-    expect(wholeLines(mixed.eventsHead, mixed.eventsText)).toBe([row(), { ...row(), received_at: 'later' }].map(reference).join('\n'));
-    expect(packJobEvents([])).toMatchObject({ eventsHead: null, eventsText: '', eventIds: [], tsRange: null });
+    expect(lineEventIds(payload.toString().split('\n'))).toEqual(rows.map((r) => r.event_id));
+    expect(ingestJobSchema.safeParse(data).success).toBe(true);
+    expect(ingestJobSchema.safeParse({ ...data, rows: -1 }).success).toBe(false);
+    // Rows of different requests share no head: each line carries its own.
+    const mixed = [row(), { ...row(), received_at: 'later' }];
+    expect(packJob(uuid, mixed, side).payload.toString()).toBe(mixed.map(reference).join('\n'));
+    const empty = packJob(uuid, [], side);
+    expect(empty.payload.length).toBe(0);
+    expect(empty.data).toMatchObject({ rows: 0, tsRange: null });
+  });
+
+  it('still reads v3 jobs: the request’s columns once in eventsHead, put back in front of every line', () => {
+    const rows = [row(), { ...row(), event_id: 'second', props: '{"a":"\n["}' }];
+    const eventsHead = JSON.stringify(JOB_HEAD_COLUMNS.map((c) => rows[0][c])).slice(1, -1);
+    const eventsText = rows.map((r) => JSON.stringify(EVENT_COLUMNS.slice(JOB_HEAD_COLUMNS.length).map((c) => r[c]))).join('\n');
+    expect(wholeLines(eventsHead, eventsText)).toBe(rows.map(reference).join('\n'));
+    expect(wholeLines(null, eventsText)).toBe(eventsText);
+    const v3 = { v: 3, websiteId: uuid, eventsHead, eventsText, eventIds: ['a', 'b'], keyed: [], tsRange: null, ...side };
+    expect(ingestJobSchema.safeParse(v3).success).toBe(true);
+    expect(ingestJobSchema.safeParse({ ...v3, eventIds: ['a'] }).success).toBe(false);
   });
 
   it('still reads v2 jobs, whose lines follow the old column order', () => {
@@ -174,8 +190,7 @@ describe('event rows as JSONCompactEachRow lines', () => {
     const rows = samples.map((text) => ({ ...row(), url: text, props: JSON.stringify({ note: text }) }));
     const { eventsText } = packEvents(rows);
     expect(eventsText.split('\n')).toEqual(rows.map(reference));
-    const job = packJobEvents(rows);
-    expect(wholeLines(job.eventsHead, job.eventsText)).toBe(eventsText);
+    expect(packJob(uuid, rows, side).payload.toString()).toBe(eventsText);
     expect(JSON.parse(eventsText.split('\n')[0])[EVENT_COLUMNS.indexOf('url')]).toBe('lone \ufffd high');
   });
 });
