@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   results.sort((a, b) => a - b);
   process.stdout.write(
     `median ${results[Math.floor(results.length / 2)].toFixed(2)} µs per event; accepted ${accepted}; ` +
-      `job JSON ${Math.round(jobBytes / jobs)} B per ${batchSize}-event job\n`,
+      `job ${Math.round(jobBytes / jobs)} B (data JSON + payload) per ${batchSize}-event job\n`,
   );
   enrichers.geo.close();
 }
