@@ -11,6 +11,7 @@ import { loadConfig, type Config } from '../lib/config';
 import { createPool, ensureDatabase } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
 import { rollupDaily } from '../jobs/rollupDaily';
+import { compactRollups } from '../lib/stats/rollups';
 import { HttpError } from '../lib/errors';
 import { createLogger } from '../lib/log';
 import { parsePlanName, PLANS } from '../lib/plans';
@@ -73,7 +74,7 @@ const COMMANDS: Record<string, Command> = {
   },
   rollup: {
     usage:
-      'tidemark rollup\n  Brings every website\'s daily rollups up to its last closed day now (the clock does this every 10 minutes,\n  62 days per website per run); run it after an upgrade or an import to backfill at once.',
+      'tidemark rollup\n  Brings every website\'s daily rollups up to its last closed day now (the clock does this every 10 minutes,\n  62 days per website per run), then merges the rollup tables into one part per partition; run it after an\n  upgrade or an import to backfill at once.',
     options: {},
     async run(_v, ctx) {
       const pool = await ctx.pool();
@@ -84,6 +85,8 @@ const COMMANDS: Record<string, Command> = {
           const { websites, days } = await rollupDaily(pool, clickhouse, createLogger('warn', 'cli'), Date.now(), { wait: true });
           total += days;
           if (days === 0) {
+            // A backfill leaves several parts per month, and reads pay per part: merge them now.
+            if (total > 0) await compactRollups(clickhouse, ctx.config.CLICKHOUSE_CLUSTER);
             ctx.io.out(`${websites} website(s) up to date; ${total} day(s) rolled up`);
             return;
           }

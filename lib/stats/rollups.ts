@@ -4,6 +4,7 @@
 // A day is closed RAW_TAIL_MS after it ends: server events may carry a ts up to 24 h old, and queued jobs
 // need a moment to land. Visits still getting events after that are counted as they stood then.
 import { selectRows, type ClickHouseClient } from '../clickhouse/client';
+import { renderClickHouseSql } from '../db/migrate';
 import { ATTRIBUTE_VALUES, EMPTY_SKETCH, SCORE_COLUMNS, sessionFold, T, VALUE_SCORE_SQL, type Window } from './query';
 import { addDays, daysBetween, formatDate, localParts, parseDate, startOfDay, today, type LocalDate } from './time';
 
@@ -286,4 +287,16 @@ export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: st
   await computeRollups(clickhouse, site.id, site.timezone, first, last);
   if (daysBetween(last, closed) === 0) await ensureWindows(clickhouse, site, { first: coverage?.first ?? first, last }, now);
   return daysBetween(first, last) + 1;
+}
+
+/** The rollup tables a read pays per part of (see sql/clickhouse/010_rollup_compaction.sql). */
+const COMPACTED_TABLES = ['daily_rollups_v2', 'window_rollups_v2', 'mixed_visits'] as const;
+
+/**
+ * Merges every rollup table into one part per partition now, instead of within hours: for a backfill
+ * (`tidemark rollup`), which writes months of rollups at once. Rewrites the tables; not for every run.
+ */
+export async function compactRollups(clickhouse: ClickHouseClient, cluster?: string): Promise<void> {
+  // On a cluster every shard merges its own parts.
+  for (const table of COMPACTED_TABLES) await clickhouse.command({ query: renderClickHouseSql(`OPTIMIZE TABLE ${table} {{ON_CLUSTER}} FINAL`, cluster) });
 }

@@ -3,6 +3,7 @@
 // only closed days, once.
 import { randomUUID } from 'node:crypto';
 import { main } from '../../cli/main';
+import { selectRows } from '../../lib/clickhouse/client';
 import { rollupDaily } from '../../jobs/rollupDaily';
 import { dedupToken, insertEventsText } from '../../lib/ingest/chWriter';
 import { packEvents, type EventRow } from '../../lib/ingest/rows';
@@ -253,6 +254,18 @@ describe('daily rollups', () => {
     expect(coverage && formatDate(coverage.last)).toBe(formatDate(lastClosedDay(rows[0].timezone, Date.now())));
     // more than one run's worth of days: the command looped until done
     expect(Number(/; (\d+) day/.exec(lines[0])![1])).toBeGreaterThan(62);
+    // ...and then merged the rollup tables: one part per partition (several runs wrote each month).
+    const parts = await selectRows<{ table: string; partition: string; n: string }>(
+      ctx.clickhouse,
+      `SELECT table, partition, toString(count()) AS n FROM system.parts
+       WHERE active AND database = currentDatabase() AND table IN ('daily_rollups_v2', 'window_rollups_v2') GROUP BY table, partition`,
+      {},
+    );
+    expect(parts.filter((p) => p.table === 'daily_rollups_v2').length).toBeGreaterThan(1);
+    expect(parts.filter((p) => p.n !== '1')).toEqual([]);
+    // Later writes are merged by the tables' own settings (migration 010).
+    const [table] = await selectRows<{ q: string }>(ctx.clickhouse, `SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = 'daily_rollups_v2'`, {});
+    expect(table.q).toContain('min_age_to_force_merge_seconds = 21600');
   });
 
   it('reads the rollups: raw rows of a rolled-up day no longer matter, while the raw tail still does', async () => {
