@@ -12,7 +12,8 @@ export const VOID_TTL_SECONDS = 30 * 24 * 3600;
 
 // A released claim leaves a tombstone ("x:" + token) instead of nothing: the request that released it was
 // answered 503, so a job it may still have managed to enqueue is void, and the worker must be able to tell
-// (see claimStillHeld). A tombstone is free to claim again.
+// (a void mark per job, see voided(); jobs of v2 and v3 read their claims back, see claimStillHeld). A
+// tombstone is free to claim again.
 const RELEASED = 'x:';
 
 // One round trip for a whole batch: answers a string with, per key in order, '1' for a fresh claim and '0'
