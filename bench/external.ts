@@ -79,7 +79,7 @@ async function main(): Promise<number> {
       `Tidemark External API read benchmark — embedded store, ${gen.events.toLocaleString('en-US')} events over 90 days ` +
         `(+ ${browser.interactions.toLocaleString('en-US')} clicks, ${browser.replaySessions.toLocaleString('en-US')} replays, ` +
         `${browser.errors.toLocaleString('en-US')} errors in ${browser.errorGroups} groups), range=30d, ${runs} sequential runs each`,
-      `(${new Date().toISOString()}: the last ${rawTailHours()} hours of the range are read raw, the rest from rollups)`,
+      `(${new Date().toISOString()}: the last ${await rawTailHours(service)} hours of the range are read raw, the rest from rollups)`,
       '',
       `${'endpoint'.padEnd(32)} │ ${'p50'.padStart(8)} │ ${'p99'.padStart(8)} │ target p50 / p99 │ result`,
     ];

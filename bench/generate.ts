@@ -7,7 +7,7 @@
 // replays and errors belong to sessions that exist in `events`, at those sessions' times, with their visitor,
 // landing page, device, browser and OS.
 import { Client } from 'pg';
-import { lastClosedDay } from '../lib/stats/rollups';
+import { rollupCoverage } from '../lib/stats/rollups';
 import { addDays, startOfDay } from '../lib/stats/time';
 import { runCli, type Service } from './service';
 
@@ -272,11 +272,14 @@ export async function rollUp(service: Service): Promise<string> {
 }
 
 /**
- * Hours of a range ending now that are read raw (after the last closed day, UTC): between 26 and 50 over a
- * day, so the same query costs more just before 02:00 UTC than just after. Printed with the figures.
+ * Hours of a range ending now that are read raw: since the end of the last rolled-up day (UTC). A day is
+ * rolled up provisionally ~40 minutes after it ends (lib/stats/rollups.ts), so this runs from under 1 to
+ * about 25 over a day. Printed with the figures.
  */
-export function rawTailHours(now = Date.now()): number {
-  return Math.round((now - startOfDay(addDays(lastClosedDay('UTC', now), 1), 'UTC')) / 3600_000);
+export async function rawTailHours(service: Service, now = Date.now()): Promise<number> {
+  const coverage = await rollupCoverage(service.clickhouse, service.website.id, 'UTC');
+  const since = coverage ? startOfDay(addDays(coverage.last, 1), 'UTC') : now - 90 * 86_400_000;
+  return Math.round((now - since) / 3600_000);
 }
 
 /**

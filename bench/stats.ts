@@ -40,7 +40,7 @@ async function main(): Promise<number> {
     ];
     const lines = [
       `Tidemark Stats API benchmark — embedded store, ${stored.toLocaleString('en-US')} events over 90 days, period=30d, ${runs} sequential runs each`,
-      `(${new Date().toISOString()}: the last ${rawTailHours()} hours of the range are read raw, the rest from rollups)`,
+      `(${new Date().toISOString()}: the last ${await rawTailHours(service)} hours of the range are read raw, the rest from rollups)`,
       '',
       `${'query'.padEnd(38)} │ ${'p50'.padStart(8)} │ ${'p99'.padStart(8)} │ target p50 / p99 │ result`,
     ];

@@ -11,7 +11,7 @@ import { loadConfig, type Config } from '../lib/config';
 import { createPool, ensureDatabase } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
 import { rollupDaily } from '../jobs/rollupDaily';
-import { compactRollups } from '../lib/stats/rollups';
+import { compactRollups, MARK_MARGIN_MS } from '../lib/stats/rollups';
 import { HttpError } from '../lib/errors';
 import { createLogger } from '../lib/log';
 import { parsePlanName, PLANS } from '../lib/plans';
@@ -82,9 +82,11 @@ const COMMANDS: Record<string, Command> = {
       try {
         let total = 0;
         for (;;) {
-          const { websites, days } = await rollupDaily(pool, clickhouse, createLogger('warn', 'cli'), Date.now(), { wait: true });
+          const { websites, days, pending } = await rollupDaily(pool, clickhouse, createLogger('warn', 'cli'), Date.now(), { wait: true });
           total += days;
-          if (days === 0) {
+          // Days an import just wrote to again are rolled up once their late marks have settled.
+          if (days === 0 && pending > 0) await new Promise((resolve) => setTimeout(resolve, MARK_MARGIN_MS));
+          else if (days === 0) {
             // A backfill leaves several parts per month, and reads pay per part: merge them now.
             if (total > 0) await compactRollups(clickhouse, ctx.config.CLICKHOUSE_CLUSTER);
             ctx.io.out(`${websites} website(s) up to date; ${total} day(s) rolled up`);

@@ -11,6 +11,8 @@ const LOCK_KEY = 727_002;
 export interface RollupRun {
   websites: number;
   days: number;
+  /** Days that a late event landed on moments ago: rolled up again by a later run. */
+  pending: number;
   /** True when another run held the lock and this one did nothing. */
   skipped?: boolean;
 }
@@ -22,7 +24,7 @@ export async function rollupDaily(pool: Pool, clickhouse: ClickHouseClient, logg
     if (opts.wait) await lock.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     else if (!(await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOCK_KEY])).rows[0].ok) {
       logger.info('daily rollups: another run is in progress; skipped');
-      return { websites: 0, days: 0, skipped: true };
+      return { websites: 0, days: 0, pending: 0, skipped: true };
     }
     try {
       return await rollUpAll(pool, clickhouse, logger, now);
@@ -37,16 +39,19 @@ export async function rollupDaily(pool: Pool, clickhouse: ClickHouseClient, logg
 async function rollUpAll(pool: Pool, clickhouse: ClickHouseClient, logger: Logger, now: number): Promise<RollupRun> {
   const { rows } = await pool.query<{ id: string; timezone: string }>('SELECT id, timezone FROM websites ORDER BY created_at, id');
   let days = 0;
+  let pending = 0;
   let failed = 0;
   for (const site of rows) {
     // One website's failure must not starve the others; the job fails afterwards so that it is retried.
     try {
-      days += await rollUpWebsite(clickhouse, site, now);
+      const run = await rollUpWebsite(clickhouse, site, now);
+      days += run.days;
+      pending += run.pending;
     } catch (err) {
       failed++;
       logger.error({ websiteId: site.id, err: (err as Error).message }, 'daily rollup failed');
     }
   }
   if (failed) throw new Error(`daily rollups failed for ${failed} of ${rows.length} websites`);
-  return { websites: rows.length, days };
+  return { websites: rows.length, days, pending };
 }

@@ -5,7 +5,7 @@
 // with the raw rows of the rest of the range, so both paths give the same numbers.
 import { selectRows, type ClickHouseClient } from '../clickhouse/client';
 import type { Filter, Metric } from './params';
-import { rollupPlan, windowAvailable, type RollupPlan } from './rollups';
+import { rolledDaysSql, rollupPlan, windowAvailable, type RollupPlan } from './rollups';
 
 /** A breakdown or time dimension; the column behind each is fixed here, never taken from a request. */
 export type Dimension =
@@ -266,10 +266,8 @@ function onlyKeys(column: string, params: Record<string, unknown>): string {
 
 /** Rows of one rollup dimension over the plan's days (`where`: more ` AND …` conditions). */
 function rollupRows(columns: string, dim: string, plan: RollupPlan, d: Dimension | undefined, params: Record<string, unknown>, where = ''): string {
-  params.rlo = plan.firstDay;
-  params.rhi = plan.lastDay;
   return `SELECT ${rollupKey(d)} AS k, ${columns} FROM daily_rollups_v2
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = ${bindDim(params, dim)} AND date >= {rlo:Date} AND date <= {rhi:Date}${onlyKeys('value', params)}${where}`;
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = ${bindDim(params, dim)} AND ${rolledDaysSql(plan, params)}${onlyKeys('value', params)}${where}`;
 }
 
 /**
@@ -285,7 +283,7 @@ function filteredVisitRows(plan: RollupPlan, d: Dimension | undefined, filters: 
       SELECT ${rollupKey(d)} AS k, count() AS visits, countIf(bounce = 1) AS bounces, sum(duration_s) AS duration_s, toFloat64(sum(score)) AS score_sum,
         0 AS pvs, 0 AS evs
       FROM mixed_visits
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {rlo:Date} AND date <= {rhi:Date} AND arrayExists(t -> ${inTuple}, combos)
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND ${rolledDaysSql(plan, params)} AND arrayExists(t -> ${inTuple}, combos)
       GROUP BY k`;
 }
 
@@ -359,7 +357,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
     const timeDimension = q.dimension?.startsWith('time:') === true;
     const windowed =
       plan && dims && wantVisitors && !filtered && (!timeDimension || (byDay && q.total === true))
-        ? await windowAvailable(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay)
+        ? await windowAvailable(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay, plan.newestInRange)
         : false;
     // A day's own count serves its day row, unless the daily sketches must be read anyway for the total.
     // (Not under filters: a day's visitors may span several `attrs` rows, so only sketches add up.)
@@ -523,11 +521,9 @@ export async function runEventBreakdowns(
       GROUP BY GROUPING SETS (${columns.map((c) => `(${c})`).join(', ')}, ())`);
   }
   if (plan) {
-    params.rlo = plan.firstDay;
-    params.rhi = plan.lastDay;
-    const windowed = await windowAvailable(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay);
+    const windowed = await windowAvailable(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay, plan.newestInRange);
     selects.push(`SELECT dim AS d, value AS k, ${windowed ? EMPTY_SKETCH : 'visitors'} AS v, pageviews AS pv, events AS ev FROM daily_rollups_v2
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim IN {dims:Array(String)} AND date >= {rlo:Date} AND date <= {rhi:Date}`);
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim IN {dims:Array(String)} AND ${rolledDaysSql(plan, params)}`);
     if (windowed) {
       selects.push(`SELECT dim AS d, value AS k, visitors AS v, 0 AS pv, 0 AS ev FROM window_rollups_v2
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {rhi:Date} AND first = {rlo:Date} AND dim IN {dims:Array(String)}`);

@@ -1,25 +1,44 @@
-// Daily rollups (sql/clickhouse/004_rollups.sql; 007 remade the tables with small granules): the clock computes
-// each website's closed days in its time zone, and the query model reads whole rolled-up days from them, the
-// rest of a range from the raw tables.
-// A day is closed RAW_TAIL_MS after it ends: server events may carry a ts up to 24 h old, and queued jobs
-// need a moment to land. Visits still getting events after that are counted as they stood then.
+// Daily rollups (sql/clickhouse/004_rollups.sql; 007 remade the tables with small granules, 011 added
+// versions and late marks): the clock computes each website's days in its time zone, and the query model
+// reads whole rolled-up days from them, the rest of a range from the raw tables.
+// A day is first rolled up soon after it ends (provisionally: SETTLE_MS after its end, once its visits have
+// gone quiet), and again when it closes, RAW_TAIL_MS after its end (server events may carry a ts up to 24 h
+// old, and queued jobs need a moment to land). In between, an event landing late for the day leaves a late
+// mark (migration 011) newer than the day's version: readers then read that day raw, and the next run of the
+// job rolls it up again. Visits still getting events after a day closes are counted as they stood then.
 import { selectRows, type ClickHouseClient } from '../clickhouse/client';
 import { renderClickHouseSql } from '../db/migrate';
 import { ATTRIBUTE_VALUES, EMPTY_SKETCH, SCORE_COLUMNS, sessionFold, T, VALUE_SCORE_SQL, type Window } from './query';
 import { addDays, daysBetween, formatDate, localParts, parseDate, startOfDay, today, type LocalDate } from './time';
 
 export const RAW_TAIL_MS = 26 * 3600_000;
+/** A day is rolled up provisionally this long after it ends… */
+export const SETTLE_MS = 40 * 60_000;
+/**
+ * …once none of its visits had an event for this long: a browser visit ends after 30 idle minutes, and an
+ * event inserted later than 5 minutes after its ts leaves a late mark (6 minutes: 1 for the insert itself).
+ * A visit's next event then either is marked or comes after a 30-minute pause (counted from when the day closes).
+ */
+export const IDLE_MS = 36 * 60_000;
+/**
+ * A mark this close before a version counts against it: an insert that began then may have ended after the
+ * version's reads began (a ClickHouse server runs inserts beside reads; the embedded store one at a time).
+ * A day is rolled up again only once its marks are this old, or it would be stale at once.
+ */
+export const MARK_MARGIN_MS = 10_000;
+/** How far past a day's end its marks reach (its visits may go on into the next day). */
+const MARK_REACH_MS = 24 * 3600_000;
+/** Superseded versions are deleted this long after the newer one (readers remember a coverage for a minute). */
+export const SUPERSEDED_GRACE_MS = 5 * 60_000;
 /** Days one job run computes per website at most (a backfill continues on the next run). */
 export const MAX_DAYS_PER_RUN = 62;
 
-export interface RollupPlan {
-  /** Rolled-up local days, inclusive, as YYYY-MM-DD. */
-  firstDay: string;
-  lastDay: string;
-  /** What the raw tables still answer: the parts of the range before and after those days. */
-  rawWindows: Window[];
-  /** Whether any of those days has visits in mixed_visits (most websites never do: a read saved). */
-  mixedVisits: boolean;
+/** A rolled-up day's newest version (the store's clock in ms when its run began), and its state. */
+export interface DayVersion {
+  version: number;
+  final: boolean;
+  /** Rows of an older version may still be stored: readers pin the day to its version. */
+  superseded: boolean;
 }
 
 /** A website's computed days, and those of them holding mixed visits (YYYY-MM-DD). */
@@ -27,50 +46,129 @@ export interface RollupCoverage {
   first: LocalDate;
   last: LocalDate;
   mixedDays: readonly string[];
+  days: ReadonlyMap<string, DayVersion>;
+  /** The newest version of any day: rows newer than it were written after this coverage was read. */
+  newest: number;
 }
 
+export interface RollupPlan {
+  /** Rolled-up local days, inclusive, as YYYY-MM-DD, without skipDays. */
+  firstDay: string;
+  lastDay: string;
+  /** Days between them read raw: a late event landed after their version. */
+  skipDays: string[];
+  /** Days whose rows are read at their version only ([day, version]); rows above `newest` are never read. */
+  pinned: [string, number][];
+  newest: number;
+  /** The newest version among the plan's days (a merged window must be at least as new). */
+  newestInRange: number;
+  /** What the raw tables still answer: the parts of the range outside the rolled-up days. */
+  rawWindows: Window[];
+  /** Whether any of those days has visits in mixed_visits (most websites never do: a read saved). */
+  mixedVisits: boolean;
+}
 
 const later = (a: LocalDate, b: LocalDate) => (daysBetween(a, b) > 0 ? b : a);
 const earlier = (a: LocalDate, b: LocalDate) => (daysBetween(a, b) < 0 ? b : a);
+const localDate = (instant: number, timeZone: string): LocalDate => {
+  const p = localParts(instant, timeZone);
+  return { year: p.year, month: p.month, day: p.day };
+};
 
 /** The local date of an instant when it is that date's midnight; undefined for any other instant. */
 function midnightDate(instant: number, timeZone: string): LocalDate | undefined {
-  const p = localParts(instant, timeZone);
-  const d = { year: p.year, month: p.month, day: p.day };
+  const d = localDate(instant, timeZone);
   return startOfDay(d, timeZone) === instant ? d : undefined;
 }
 
 /**
- * Coverage only grows (a new day is appended; expired days expire with their raw rows), so a remembered
- * coverage stays true: at worst it is a little short and more of a range is read raw.
+ * A remembered coverage stays safe to read with: its days keep their rows until SUPERSEDED_GRACE_MS after a
+ * newer version, and rows newer than it are never read. Late marks are what can make a day stale, so they
+ * are remembered only briefly (an event landing late shows within that, like any event within a flush).
  */
-const COVERAGE_MEMORY_MS = 60_000;
+export const COVERAGE_MEMORY_MS = 60_000;
+export const MARKS_MEMORY_MS = 5_000;
 const knownCoverage = new Map<string, { at: number; coverage: RollupCoverage }>();
+const knownMarks = new Map<string, { at: number; marks: LateMark[] }>();
+
+function remember<V>(cache: Map<string, { at: number } & V>, key: string, entry: V): void {
+  if (cache.size > 10_000) cache.clear();
+  cache.set(key, { at: Date.now(), ...entry });
+}
 
 async function cachedCoverage(clickhouse: ClickHouseClient, websiteId: string, timeZone: string) {
   const key = `${websiteId}|${timeZone}`;
   const known = knownCoverage.get(key);
   if (known && Date.now() - known.at < COVERAGE_MEMORY_MS) return known.coverage;
   const coverage = await rollupCoverage(clickhouse, websiteId, timeZone);
-  if (coverage) {
-    if (knownCoverage.size > 10_000) knownCoverage.clear();
-    knownCoverage.set(key, { at: Date.now(), coverage });
-  }
+  if (coverage) remember(knownCoverage, key, { coverage });
   return coverage;
 }
 
-/** The computed days of a website in a time zone, when they form one unbroken run (a marker's `visits`: the day's mixed visits). */
+/** The computed days of a website in a time zone, when they form one unbroken run. */
 export async function rollupCoverage(clickhouse: ClickHouseClient, websiteId: string, timeZone: string): Promise<RollupCoverage | undefined> {
-  const [row] = await selectRows<{ lo: string; hi: string; n: string; mixed: string[] }>(
+  // A marker's `visits` counts its run's mixed visits of the day.
+  const rows = await selectRows<{ d: string; v: string; f: number; n: string; mixed: string }>(
     clickhouse,
-    `SELECT toString(min(date)) AS lo, toString(max(date)) AS hi, uniqExact(date) AS n, arraySort(groupArrayIf(toString(date), visits > 0)) AS mixed
-     FROM daily_rollups_v2 WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = '_'`,
+    `SELECT toString(date) AS d, toString(max(version)) AS v, argMax(final, version) AS f, count() AS n, max(visits) AS mixed
+     FROM daily_rollups_v2 WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = '_'
+     GROUP BY date ORDER BY date`,
     { w: websiteId, tz: timeZone },
   );
-  const first = row && Number(row.n) > 0 ? parseDate(row.lo) : undefined;
-  const last = first && parseDate(row.hi);
-  if (!first || !last || daysBetween(first, last) + 1 !== Number(row.n)) return undefined;
-  return { first, last, mixedDays: row.mixed };
+  const first = rows.length ? parseDate(rows[0].d) : undefined;
+  const last = first && parseDate(rows[rows.length - 1].d);
+  if (!first || !last || daysBetween(first, last) + 1 !== rows.length) return undefined;
+  const days = new Map<string, DayVersion>();
+  let newest = 0;
+  for (const r of rows) {
+    const version = Number(r.v);
+    days.set(r.d, { version, final: Number(r.f) === 1, superseded: Number(r.n) > 1 });
+    newest = Math.max(newest, version);
+  }
+  return { first, last, mixedDays: rows.filter((r) => Number(r.mixed) > 0).map((r) => r.d), days, newest };
+}
+
+/** A 15-minute bucket (UTC instant, ms) and the newest insert (store clock, ms) that marked it late. */
+export interface LateMark {
+  bucket: number;
+  marked: number;
+}
+
+/** A website's late marks on buckets from `from` (ms) on. */
+export async function lateMarks(clickhouse: ClickHouseClient, websiteId: string, from: number): Promise<LateMark[]> {
+  const rows = await selectRows<{ b: string; m: string }>(
+    clickhouse,
+    `SELECT toString(toUnixTimestamp(bucket)) AS b, toString(toUnixTimestamp64Milli(max(marked))) AS m FROM late_marks
+     WHERE website_id = {w:UUID} AND bucket >= toDateTime({from:UInt32}, 'UTC') GROUP BY bucket`,
+    { w: websiteId, from: Math.floor(from / 1000) },
+  );
+  return rows.map((r) => ({ bucket: Number(r.b) * 1000, marked: Number(r.m) }));
+}
+
+async function cachedMarks(clickhouse: ClickHouseClient, websiteId: string) {
+  const known = knownMarks.get(websiteId);
+  if (known && Date.now() - known.at < MARKS_MEMORY_MS) return known.marks;
+  // Marks live 8 days (migration 011); older buckets are read whole.
+  const marks = await lateMarks(clickhouse, websiteId, 0);
+  remember(knownMarks, websiteId, { marks });
+  return marks;
+}
+
+/** The rolled-up days (YYYY-MM-DD) a late mark is newer than (their rows miss an event), with their newest mark. */
+export function staleDays(coverage: Pick<RollupCoverage, 'days'>, marks: readonly LateMark[], timeZone: string): Map<string, number> {
+  const stale = new Map<string, number>();
+  for (const mark of marks) {
+    // A mark reaches its bucket's day and the days ending less than MARK_REACH_MS before it.
+    const bucketDay = localDate(mark.bucket, timeZone);
+    for (let back = 0; back <= 2; back++) {
+      const d = addDays(bucketDay, -back);
+      if (startOfDay(addDays(d, 1), timeZone) + MARK_REACH_MS <= mark.bucket) break;
+      const day = formatDate(d);
+      const known = coverage.days.get(day);
+      if (known && mark.marked >= known.version - MARK_MARGIN_MS) stale.set(day, Math.max(stale.get(day) ?? 0, mark.marked));
+    }
+  }
+  return stale;
 }
 
 /** Which whole days of [start, end) the rollups answer; undefined when none (or the range is not whole days). */
@@ -80,20 +178,63 @@ export async function rollupPlan(clickhouse: ClickHouseClient, websiteId: string
   if (!from || !until) return undefined;
   const coverage = await cachedCoverage(clickhouse, websiteId, timeZone);
   if (!coverage) return undefined;
-  const first = later(coverage.first, from);
-  const last = earlier(coverage.last, addDays(until, -1));
+  const stale = staleDays(coverage, await cachedMarks(clickhouse, websiteId), timeZone);
+  let first = later(coverage.first, from);
+  let last = earlier(coverage.last, addDays(until, -1));
+  while (daysBetween(first, last) >= 0 && stale.has(formatDate(first))) first = addDays(first, 1);
+  while (daysBetween(first, last) >= 0 && stale.has(formatDate(last))) last = addDays(last, -1);
   if (daysBetween(first, last) < 0) return undefined;
-  const rolledStart = startOfDay(first, timeZone);
-  const rolledEnd = startOfDay(addDays(last, 1), timeZone);
-  const rawWindows = [
-    { start, end: rolledStart },
-    { start: rolledEnd, end },
-  ].filter((w) => w.end > w.start);
   const [firstDay, lastDay] = [formatDate(first), formatDate(last)];
-  return { firstDay, lastDay, rawWindows, mixedVisits: coverage.mixedDays.some((d) => d >= firstDay && d <= lastDay) };
+  const skipDays: string[] = [];
+  const pinned: [string, number][] = [];
+  let newestInRange = 0;
+  const rawWindows: Window[] = [{ start, end: startOfDay(first, timeZone) }];
+  for (let d = first; daysBetween(d, last) >= 0; d = addDays(d, 1)) {
+    const day = formatDate(d);
+    const known = coverage.days.get(day)!;
+    if (stale.has(day)) {
+      skipDays.push(day);
+      const window = { start: startOfDay(d, timeZone), end: startOfDay(addDays(d, 1), timeZone) };
+      const previous = rawWindows[rawWindows.length - 1];
+      if (previous.end === window.start) previous.end = window.end;
+      else rawWindows.push(window);
+      continue;
+    }
+    if (known.superseded) pinned.push([day, known.version]);
+    newestInRange = Math.max(newestInRange, known.version);
+  }
+  rawWindows.push({ start: startOfDay(addDays(last, 1), timeZone), end });
+  return {
+    firstDay,
+    lastDay,
+    skipDays,
+    pinned,
+    newest: coverage.newest,
+    newestInRange,
+    rawWindows: rawWindows.filter((w) => w.end > w.start),
+    mixedVisits: coverage.mixedDays.some((d) => d >= firstDay && d <= lastDay && !stale.has(d)),
+  };
 }
 
-const COLUMNS = 'website_id, tz, date, dim, value, visitors, visitors_n, pageviews, events, visits, bounces, duration_s, score_sum, scored, expire_at';
+/** The conditions on `date` and `version` that select a plan's rows of a rollup table (binds r*). */
+export function rolledDaysSql(plan: Pick<RollupPlan, 'firstDay' | 'lastDay' | 'skipDays' | 'pinned' | 'newest'>, params: Record<string, unknown>): string {
+  params.rlo = plan.firstDay;
+  params.rhi = plan.lastDay;
+  params.rnewest = plan.newest;
+  let sql = 'date >= {rlo:Date} AND date <= {rhi:Date} AND version <= {rnewest:UInt64}';
+  if (plan.skipDays.length) {
+    params.rskip = plan.skipDays;
+    sql += ' AND date NOT IN {rskip:Array(Date)}';
+  }
+  if (plan.pinned.length) {
+    params.rpinned = plan.pinned.map(([day]) => day);
+    params.rversions = plan.pinned.map(([, version]) => version);
+    sql += ' AND (date NOT IN {rpinned:Array(Date)} OR version = {rversions:Array(UInt64)}[indexOf({rpinned:Array(Date)}, date)])';
+  }
+  return sql;
+}
+
+const COLUMNS = 'website_id, tz, date, dim, value, visitors, visitors_n, pageviews, events, visits, bounces, duration_s, score_sum, scored, expire_at, version';
 /**
  * Event columns by which event metrics are rolled up ('' = totals; page counts pageviews only; `attrs` an
  * event's country, browser, os and device as one JSON array, also kept in the row's a_* columns for filters:
@@ -111,25 +252,62 @@ const SESSION_DIMS = `[('s:', ''), ('s:entry_page', entry), ('s:exit_page', exit
 /** Markers outlive any plan's retention: a day's marker only says the day was computed. */
 const MARKER_TTL_DAYS = 1830;
 
-/** Computes (or recomputes) the rollups of local days [first, last] of one website in its time zone. */
-export async function computeRollups(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: LocalDate, last: LocalDate): Promise<void> {
-  const window = { start: startOfDay(first, timeZone), end: startOfDay(addDays(last, 1), timeZone) };
-  const base = { w: websiteId, tz: timeZone, a: window.start / 1000, b: window.end / 1000 };
-  // A run that failed half-way left rows without markers: clear the days first, so that every (day, dim,
-  // value) has one row and readers need no FINAL.
-  for (const table of ['daily_rollups_v2', 'mixed_visits']) {
+/** The store's clock (ms): versions and late marks are compared on it, whatever the caller's clock. */
+async function storeNow(clickhouse: ClickHouseClient): Promise<number> {
+  const [row] = await selectRows<{ t: string }>(clickhouse, 'SELECT toString(toUnixTimestamp64Milli(now64(3))) AS t', {});
+  return Number(row.t);
+}
+
+const VERSIONED_TABLES = ['daily_rollups_v2', 'mixed_visits'] as const;
+
+/** Deletes a website's rows of days [first, last] (in its time zone) matching a condition on date and version. */
+async function deleteRows(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: string, last: string, condition: string, params: Record<string, unknown>) {
+  for (const table of VERSIONED_TABLES) {
     await clickhouse.command({
-      query: `DELETE FROM ${table} WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date}`,
-      query_params: { w: websiteId, tz: timeZone, first: formatDate(first), last: formatDate(last) },
+      query: `DELETE FROM ${table} WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date} AND ${condition}`,
+      query_params: { w: websiteId, tz: timeZone, first, last, ...params },
     });
   }
+}
+
+/** Rows of days [first, last] of a version no marker names: what a run that failed half-way left. */
+async function deleteOrphans(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: string, last: string) {
+  const rows = await selectRows<{ k: string }>(
+    clickhouse,
+    `SELECT DISTINCT concat(toString(date), '|', toString(version)) AS k FROM daily_rollups_v2
+     WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = '_' AND date >= {first:Date} AND date <= {last:Date}`,
+    { w: websiteId, tz: timeZone, first, last },
+  );
+  const keep = rows.map((r) => r.k);
+  await deleteRows(clickhouse, websiteId, timeZone, first, last, "concat(toString(date), '|', toString(version)) NOT IN {keep:Array(String)}", { keep });
+}
+
+/**
+ * Computes (or recomputes) the rollups of local days [first, last] of one website in its time zone, as a new
+ * version of them; `final` when the days have closed. Answers the version.
+ */
+export async function computeRollups(
+  clickhouse: ClickHouseClient,
+  websiteId: string,
+  timeZone: string,
+  first: LocalDate,
+  last: LocalDate,
+  opts: { final?: boolean } = {},
+): Promise<number> {
+  const window = { start: startOfDay(first, timeZone), end: startOfDay(addDays(last, 1), timeZone) };
+  const [firstDay, lastDay] = [formatDate(first), formatDate(last)];
+  // Clear what a failed run left first, so that the rows of a version are exactly that run's.
+  await deleteOrphans(clickhouse, websiteId, timeZone, firstDay, lastDay);
+  // Taken before anything is read: an event inserted after it may be missing, and its late mark says so.
+  const version = await storeNow(clickhouse);
+  const base = { w: websiteId, tz: timeZone, a: window.start / 1000, b: window.end / 1000, version };
   // The rows of a run go in as one INSERT (one new part per month instead of one per kind of row: reads
   // pay per part, e.g. a page breakdown over 5 parts a month measured 117 ms, over one 22 ms). UNION ALL
   // needs every column named alike in every branch: `row` names them.
   const row = (values: string[]) => values.map((v, i) => `${v} AS c${i}`).join(', ');
   const NONE = ["''", "''", "''", "''"];
   const events = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(ts, {tz:String})', 'd.1', 'd.2', "uniqStateIf(visitor_id, visitor_id != '')",
-    "uniqIf(visitor_id, visitor_id != '')", "countIf(type = 'pageview')", 'count()', '0', '0', '0', 'toFloat64(0)', '0', 'max(expire_at)',
+    "uniqIf(visitor_id, visitor_id != '')", "countIf(type = 'pageview')", 'count()', '0', '0', '0', 'toFloat64(0)', '0', 'max(expire_at)', '{version:UInt64}',
     ...ATTRIBUTE_VALUES.map((v) => `any(if(d.1 = 'attrs', ${v}, ''))`)])}
       FROM events ARRAY JOIN ${eventDims()} AS d
       WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} AND type IN ('pageview', 'event') AND (d.1 != 'page' OR type = 'pageview')
@@ -138,12 +316,12 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   const params: Record<string, unknown> = { ...base };
   const visits = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(s, {tz:String})', 'd.1', 'd.2', "uniqStateIf(visitor, visitor != '')",
     "uniqIf(visitor, visitor != '')", 'sum(pv)', 'sum(ev)', 'count()', 'countIf(pv = 1 AND it = 0)', "toUInt64(sum(dateDiff('second', s, e)))",
-    `toFloat64(sum(${VALUE_SCORE_SQL}))`, 'count()', 'max(exp)', ...NONE])}
+    `toFloat64(sum(${VALUE_SCORE_SQL}))`, 'count()', 'max(exp)', '{version:UInt64}', ...NONE])}
       FROM (${sessionFold(`${SCORE_COLUMNS}, ${SESSION_VALUES}`, [], [window], params)}) ARRAY JOIN ${SESSION_DIMS} AS d
       GROUP BY c2, c3, c4`;
   // A visit counts for every page it viewed, up to a day after its day (it may run on past midnight).
   const pageScores = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(f.s, {tz:String})', "'page_scores'", 'page', EMPTY_SKETCH, '0', '0', '0', '0', '0', '0',
-    `toFloat64(sum(${VALUE_SCORE_SQL}))`, 'count()', 'max(f.exp)', ...NONE])}
+    `toFloat64(sum(${VALUE_SCORE_SQL}))`, 'count()', 'max(f.exp)', '{version:UInt64}', ...NONE])}
       FROM (
         SELECT session_id, groupUniqArray(pathname) AS pages FROM events
         WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} + INTERVAL 1 DAY AND type = 'pageview' AND session_id != ''
@@ -164,13 +342,13 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
   const combo = [1, 2, 3, 4].map((i) => `tupleElement(c.combos[1], ${i})`);
   const uniformVisits = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(f.s, {tz:String})', "'s:attrs'", `toJSONString([${combo.join(', ')}])`, EMPTY_SKETCH,
     '0', '0', '0', 'count()', 'countIf(f.pv = 1 AND f.it = 0)', "toUInt64(sum(dateDiff('second', f.s, f.e)))", `toFloat64(sum(${VALUE_SCORE_SQL}))`,
-    'count()', 'max(f.exp)', ...combo.map((c) => `any(${c})`)])}
+    'count()', 'max(f.exp)', '{version:UInt64}', ...combo.map((c) => `any(${c})`)])}
       ${withCombos('= 1')}
       GROUP BY c2, c4`;
   await clickhouse.command({
-    query: `INSERT INTO mixed_visits (website_id, tz, date, session_id, duration_s, bounce, score, combos, expire_at)
+    query: `INSERT INTO mixed_visits (website_id, tz, date, session_id, duration_s, bounce, score, combos, expire_at, version)
       SELECT {w:UUID}, {tz:String}, toDate(f.s, {tz:String}), f.session_id, dateDiff('second', f.s, f.e), f.pv = 1 AND f.it = 0,
-        ${VALUE_SCORE_SQL}, c.combos, f.exp
+        ${VALUE_SCORE_SQL}, c.combos, f.exp, {version:UInt64}
       ${withCombos('> 1')}`,
     query_params: params,
   });
@@ -179,19 +357,43 @@ export async function computeRollups(clickhouse: ClickHouseClient, websiteId: st
       ${[events, visits, pageScores, uniformVisits].join('\n      UNION ALL\n      ')}`,
     query_params: params,
   });
-  // Markers last: a day counts as rolled up only once all its rows are in. A marker's `visits` counts the
+  // Markers last: a day's version counts only once all its rows are in. A marker's `visits` counts the
   // day's mixed visits, so that filtered reads skip mixed_visits for ranges without any.
   await clickhouse.command({
-    query: `INSERT INTO daily_rollups_v2 (${COLUMNS})
-      SELECT {w:UUID}, {tz:String}, d.day, '_', '', ${EMPTY_SKETCH}, 0, 0, 0, m.n, 0, 0, 0, 0, toDateTime(addDays(d.day, ${MARKER_TTL_DAYS}))
+    query: `INSERT INTO daily_rollups_v2 (${COLUMNS}, final)
+      SELECT {w:UUID}, {tz:String}, d.day, '_', '', ${EMPTY_SKETCH}, 0, 0, 0, m.n, 0, 0, 0, 0, toDateTime(addDays(d.day, ${MARKER_TTL_DAYS})),
+        {version:UInt64}, {final:UInt8}
       FROM (SELECT addDays({first:Date}, number) AS day FROM numbers({n:UInt32})) AS d
       LEFT JOIN (
         SELECT date, count() AS n FROM mixed_visits
-        WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date}
+        WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date} AND version = {version:UInt64}
         GROUP BY date
       ) AS m ON m.date = d.day`,
-    query_params: { w: websiteId, tz: timeZone, first: formatDate(first), last: formatDate(last), n: daysBetween(first, last) + 1 },
+    query_params: { w: websiteId, tz: timeZone, first: firstDay, last: lastDay, n: daysBetween(first, last) + 1, version, final: opts.final ? 1 : 0 },
   });
+  return version;
+}
+
+/**
+ * Deletes the rows of versions superseded at least `graceMs` ago (readers that planned with them have
+ * moved on). Answers the days cleared.
+ */
+export async function dropSuperseded(
+  clickhouse: ClickHouseClient,
+  site: { id: string; timezone: string },
+  coverage: Pick<RollupCoverage, 'days'>,
+  graceMs = SUPERSEDED_GRACE_MS,
+): Promise<number> {
+  const now = await storeNow(clickhouse);
+  const due = [...coverage.days.entries()].filter(([, v]) => v.superseded && v.version <= now - graceMs);
+  if (due.length === 0) return 0;
+  const days = due.map(([d]) => d).sort();
+  // Their markers too: the day's is then its newest alone.
+  await deleteRows(clickhouse, site.id, site.timezone, days[0], days[days.length - 1], 'date IN {days:Array(Date)} AND version < {versions:Array(UInt64)}[indexOf({days:Array(Date)}, date)]', {
+    days: due.map(([d]) => d),
+    versions: due.map(([, v]) => v.version),
+  });
+  return days.length;
 }
 
 /** The standard ranges (days ending today) whose visitor sketches are kept merged. */
@@ -206,87 +408,156 @@ const WINDOW_DIMS_EXCLUDED = ['_', 'page_scores', 's:entry_page', 's:exit_page',
 
 const knownWindows = new Map<string, number>();
 
-/** Whether merged sketches cover exactly local days [first, last] (YYYY-MM-DD); remembered once seen. */
-export async function windowAvailable(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: string, last: string): Promise<boolean> {
+/**
+ * Whether merged sketches cover exactly local days [first, last] (YYYY-MM-DD) and were made from their
+ * versions up to `newest` (ms): a window made before a day was rolled up again misses what changed.
+ */
+export async function windowAvailable(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: string, last: string, newest: number): Promise<boolean> {
   const key = `${websiteId}|${timeZone}|${first}|${last}`;
+  // made_at has whole seconds; the window's run began after the versions it read.
+  const fresh = (madeAt: number) => madeAt >= Math.floor(newest / 1000) * 1000;
   const seen = knownWindows.get(key);
-  // A window lives for days; remembering it for an hour is safe.
-  if (seen && Date.now() - seen < 3600_000) return true;
-  const [row] = await selectRows<{ n: string }>(
+  if (seen !== undefined && fresh(seen)) return true;
+  const [row] = await selectRows<{ made: string }>(
     clickhouse,
-    `SELECT count() AS n FROM window_rollups_v2 WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {last:Date} AND first = {first:Date} AND dim = '_'`,
+    `SELECT toString(toUnixTimestamp(max(made_at))) AS made FROM window_rollups_v2
+     WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {last:Date} AND first = {first:Date} AND dim = '_' HAVING count() > 0`,
     { w: websiteId, tz: timeZone, first, last },
   );
-  if (Number(row?.n ?? 0) === 0) return false;
+  if (!row) return false;
+  const madeAt = Number(row.made) * 1000;
+  // A window lives for days; what it was made from only changes by a newer version, which `newest` shows.
   if (knownWindows.size > 10_000) knownWindows.clear();
-  knownWindows.set(key, Date.now());
-  return true;
+  knownWindows.set(key, madeAt);
+  return fresh(madeAt);
 }
 
 /** Merges the daily sketches of local days [first, last] (all rolled up) into one per dimension value. */
-export async function computeWindow(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: LocalDate, last: LocalDate): Promise<void> {
-  const params = { w: websiteId, tz: timeZone, first: formatDate(first), last: formatDate(last), excluded: WINDOW_DIMS_EXCLUDED };
+export async function computeWindow(
+  clickhouse: ClickHouseClient,
+  websiteId: string,
+  timeZone: string,
+  first: LocalDate,
+  last: LocalDate,
+  coverage: Pick<RollupCoverage, 'days' | 'newest'>,
+): Promise<void> {
+  const [firstDay, lastDay] = [formatDate(first), formatDate(last)];
+  const params: Record<string, unknown> = { w: websiteId, tz: timeZone, first: firstDay, last: lastDay, excluded: WINDOW_DIMS_EXCLUDED };
+  const pinned = [...coverage.days.entries()].filter(([d, v]) => v.superseded && d >= firstDay && d <= lastDay).map(([d, v]): [string, number] => [d, v.version]);
+  const days = rolledDaysSql({ firstDay, lastDay, skipDays: [], pinned, newest: coverage.newest }, params);
+  // made_at first: the rows read are at least as old as it.
+  const [{ t: madeAt }] = await selectRows<{ t: string }>(clickhouse, 'SELECT toString(toUnixTimestamp(now())) AS t', {});
+  params.made = Number(madeAt);
   await clickhouse.command({
     query: `INSERT INTO window_rollups_v2 (website_id, tz, first, last, dim, value, visitors, made_at)
-      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, dim, value, uniqMergeState(visitors), now()
+      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, dim, value, uniqMergeState(visitors), toDateTime({made:UInt32})
       FROM daily_rollups_v2
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date} AND dim NOT IN {excluded:Array(String)}
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND ${days} AND dim NOT IN {excluded:Array(String)}
       GROUP BY dim, value`,
     query_params: params,
   });
   await clickhouse.command({
     query: `INSERT INTO window_rollups_v2 (website_id, tz, first, last, dim, value, visitors, made_at)
-      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, '_', '', ${EMPTY_SKETCH}, now()`,
+      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, '_', '', ${EMPTY_SKETCH}, toDateTime({made:UInt32})`,
     query_params: params,
   });
 }
 
 /** Keeps the standard ranges' merged sketches over the rolled-up days; answers how many were made. */
-async function ensureWindows(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, coverage: Pick<RollupCoverage, 'first' | 'last'>, now: number): Promise<number> {
+async function ensureWindows(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, coverage: RollupCoverage, now: number): Promise<number> {
   const day = today(site.timezone, now);
   let made = 0;
   for (const n of WINDOW_DAYS) {
     const first = later(coverage.first, addDays(day, 1 - n));
     if (daysBetween(first, coverage.last) < 0) continue;
-    if (await windowAvailable(clickhouse, site.id, site.timezone, formatDate(first), formatDate(coverage.last))) continue;
-    await computeWindow(clickhouse, site.id, site.timezone, first, coverage.last);
+    const [firstDay, lastDay] = [formatDate(first), formatDate(coverage.last)];
+    let newest = 0;
+    for (const [d, v] of coverage.days) if (d >= firstDay && d <= lastDay) newest = Math.max(newest, v.version);
+    if (await windowAvailable(clickhouse, site.id, site.timezone, firstDay, lastDay, newest)) continue;
+    await computeWindow(clickhouse, site.id, site.timezone, first, coverage.last, coverage);
     made++;
   }
   return made;
 }
 
-/** The last local day of a time zone that can no longer change at `now`. */
+/** The last local day of a time zone that can no longer change at `now` (closed: rolled up for good). */
 export function lastClosedDay(timeZone: string, now: number): LocalDate {
   let day = addDays(today(timeZone, now), -1);
   while (startOfDay(addDays(day, 1), timeZone) + RAW_TAIL_MS > now) day = addDays(day, -1);
   return day;
 }
 
+/** When the last visit that began on a local day last had an event (ms; 0 without visits). */
+async function lastVisitEvent(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, day: LocalDate): Promise<number> {
+  const params: Record<string, unknown> = { w: site.id };
+  const window = { start: startOfDay(day, site.timezone), end: startOfDay(addDays(day, 1), site.timezone) };
+  const [row] = await selectRows<{ t: string }>(clickhouse, `SELECT toString(toUnixTimestamp64Milli(max(e))) AS t FROM (${sessionFold('', [], [window], params)})`, params);
+  return Number(row?.t ?? 0);
+}
+
+/** Whether a day that has not closed may be rolled up provisionally at `now`: ended a while ago, and quiet. */
+async function settled(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, day: LocalDate, now: number): Promise<boolean> {
+  if (startOfDay(addDays(day, 1), site.timezone) + SETTLE_MS > now) return false;
+  return (await lastVisitEvent(clickhouse, site, day)) < now - IDLE_MS;
+}
+
 /**
- * Brings one website's rollups up to its last closed day: from the day after the last computed one (or its
- * first event's day), at most MAX_DAYS_PER_RUN days. Answers the days computed.
+ * Brings one website's rollups up to date at `now`: days not rolled up yet (closed ones from the day after
+ * the last computed one, or its first event's day, at most MAX_DAYS_PER_RUN a run; then the days ended
+ * since, provisionally), and again the days a late event landed on and provisional days that have closed.
+ * Then drops superseded versions and keeps the merged windows. Answers the days computed, and the days
+ * waiting for their late marks to be MARK_MARGIN_MS old (`tidemark rollup` waits for them).
  */
-export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, now: number): Promise<number> {
-  const closed = lastClosedDay(site.timezone, now);
-  const coverage = await rollupCoverage(clickhouse, site.id, site.timezone);
-  let first = coverage ? addDays(coverage.last, 1) : undefined;
-  if (!first) {
+export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, now: number): Promise<{ days: number; pending: number }> {
+  const tz = site.timezone;
+  const closed = lastClosedDay(tz, now);
+  let coverage = await rollupCoverage(clickhouse, site.id, tz);
+  let next = coverage ? addDays(coverage.last, 1) : undefined;
+  if (!next) {
     const [row] = await selectRows<{ t: string }>(
       clickhouse,
       `SELECT toString(toUnixTimestamp64Milli(min(ts))) AS t FROM events WHERE website_id = {w:UUID} HAVING count() > 0`,
       { w: site.id },
     );
-    if (!row) return 0;
-    first = today(site.timezone, Number(row.t));
+    if (!row) return { days: 0, pending: 0 };
+    next = today(tz, Number(row.t));
   }
-  if (daysBetween(first, closed) < 0) {
-    if (coverage) await ensureWindows(clickhouse, site, coverage, now);
-    return 0;
+  let computed = 0;
+  if (daysBetween(next, closed) >= 0) {
+    const last = earlier(closed, addDays(next, MAX_DAYS_PER_RUN - 1));
+    await computeRollups(clickhouse, site.id, tz, next, last, { final: true });
+    computed += daysBetween(next, last) + 1;
+    // A backfill goes on next run; windows wait for it.
+    if (daysBetween(last, closed) > 0) return { days: computed, pending: 0 };
+    next = addDays(last, 1);
   }
-  const last = earlier(closed, addDays(first, MAX_DAYS_PER_RUN - 1));
-  await computeRollups(clickhouse, site.id, site.timezone, first, last);
-  if (daysBetween(last, closed) === 0) await ensureWindows(clickhouse, site, { first: coverage?.first ?? first, last }, now);
-  return daysBetween(first, last) + 1;
+  for (; await settled(clickhouse, site, next, now); next = addDays(next, 1)) {
+    await computeRollups(clickhouse, site.id, tz, next, next, { final: false });
+    computed++;
+  }
+  if (computed > 0 || !coverage) coverage = await rollupCoverage(clickhouse, site.id, tz);
+  if (!coverage) return { days: computed, pending: 0 };
+  const stale = staleDays(coverage, await lateMarks(clickhouse, site.id, startOfDay(coverage.first, tz)), tz);
+  const marksSettled = (await storeNow(clickhouse)) - MARK_MARGIN_MS;
+  let again = 0;
+  let pending = 0;
+  for (const [day, v] of coverage.days) {
+    const d = parseDate(day)!;
+    const closes = daysBetween(d, closed) >= 0;
+    const mark = stale.get(day);
+    if (mark !== undefined && mark >= marksSettled) {
+      pending++;
+      continue;
+    }
+    if (closes ? !v.final || mark !== undefined : mark !== undefined && (await settled(clickhouse, site, d, now))) {
+      await computeRollups(clickhouse, site.id, tz, d, d, { final: closes });
+      again++;
+    }
+  }
+  if (again > 0) coverage = (await rollupCoverage(clickhouse, site.id, tz)) ?? coverage;
+  await dropSuperseded(clickhouse, site, coverage);
+  await ensureWindows(clickhouse, site, coverage, now);
+  return { days: computed + again, pending };
 }
 
 /** The rollup tables a read pays per part of (see sql/clickhouse/010_rollup_compaction.sql). */

@@ -11,8 +11,11 @@ import { createLogger } from '../../lib/log';
 import { analyticsOverview, topPages } from '../../lib/external/analytics';
 import { runEventBreakdowns, runStats, type Dimension, type ModelMetric, type StatsRow } from '../../lib/stats/query';
 import type { Filter } from '../../lib/stats/params';
-import { computeRollups, computeWindow, lastClosedDay, rollupCoverage, rollupPlan, rollUpWebsite, windowAvailable } from '../../lib/stats/rollups';
-import { addDays, formatDate, parseDate, startOfDay } from '../../lib/stats/time';
+import {
+  computeRollups, computeWindow, COVERAGE_MEMORY_MS, dropSuperseded, IDLE_MS, lastClosedDay, MARK_MARGIN_MS, MARKS_MEMORY_MS, RAW_TAIL_MS, rollupCoverage, rollupPlan, rollUpWebsite,
+  SETTLE_MS, windowAvailable,
+} from '../../lib/stats/rollups';
+import { addDays, formatDate, parseDate, startOfDay, today } from '../../lib/stats/time';
 import { createWebsite, registerUser } from '../helpers/accounts';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventRow } from '../helpers/statsFixture';
@@ -20,6 +23,23 @@ import { eventRow } from '../helpers/statsFixture';
 const TZ = 'Europe/Berlin';
 let ctx: TestContext;
 let site: string;
+
+/** The process clock runs this far ahead (the rollup module's memories of coverage and marks expire). */
+let clockSkew = 0;
+const realNow = Date.now.bind(Date);
+function advanceClock(ms: number) {
+  clockSkew += ms;
+  jest.spyOn(Date, 'now').mockImplementation(() => realNow() + clockSkew);
+}
+
+/**
+ * Fixtures are inserted moments before the days they fill are rolled up, and all of them long after their ts:
+ * each insert leaves late marks that would make those days read raw. Real days get their events as they
+ * happen; this drops the marks, as if the fixture had.
+ */
+async function arrivedInTime(websiteId: string) {
+  await ctx.clickhouse.command({ query: 'DELETE FROM late_marks WHERE website_id = {w:UUID}', query_params: { w: websiteId } });
+}
 
 /** A small deterministic generator (mulberry32). */
 function prng(seed: number) {
@@ -96,12 +116,22 @@ function differences(actual: Record<string, StatsRow[]>, expected: Record<string
 
 const sorted = (rows: StatsRow[]) => [...rows].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
-async function answers(): Promise<Record<string, StatsRow[]>> {
+interface Questions {
+  websiteId: string;
+  ranges: [string, string][];
+  dimensions: (Dimension | undefined)[];
+  filterSets: Filter[][];
+  filteredDimensions: (Dimension | undefined)[];
+}
+const ALL_QUESTIONS = (): Questions => ({ websiteId: site, ranges: RANGES, dimensions: DIMENSIONS, filterSets: FILTER_SETS, filteredDimensions: FILTERED_DIMENSIONS });
+
+async function answers(questions: Questions = ALL_QUESTIONS()): Promise<Record<string, StatsRow[]>> {
+  const { websiteId: site, ranges, dimensions, filterSets, filteredDimensions } = questions;
   const out: Record<string, StatsRow[]> = {};
-  for (const [from, to] of RANGES) {
+  for (const [from, to] of ranges) {
     const start = startOfDay(parseDate(from)!, TZ);
     const end = startOfDay(addDays(parseDate(to)!, 1), TZ);
-    for (const dimension of DIMENSIONS) {
+    for (const dimension of dimensions) {
       const q = { websiteId: site, timeZone: TZ, start, end, metrics: METRICS, filters: [], dimension };
       const rows = sorted(await runStats(ctx.clickhouse, q));
       out[`${from}..${to} ${dimension ?? 'total'}`] = rows;
@@ -111,8 +141,8 @@ async function answers(): Promise<Record<string, StatsRow[]>> {
         out[`${from}..${to} ${dimension} keys`] = sorted(await runStats(ctx.clickhouse, { ...q, keys }));
       }
     }
-    for (const [i, filters] of FILTER_SETS.entries()) {
-      for (const dimension of FILTERED_DIMENSIONS) {
+    for (const [i, filters] of filterSets.entries()) {
+      for (const dimension of filteredDimensions) {
         const rows = sorted(await runStats(ctx.clickhouse, { websiteId: site, timeZone: TZ, start, end, metrics: METRICS, filters, dimension }));
         out[`${from}..${to} filters ${i} ${dimension ?? 'total'}`] = rows;
       }
@@ -132,6 +162,7 @@ beforeAll(async () => {
   site = randomUUID();
   const packed = packEvents(generate(site));
   await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+  await arrivedInTime(site);
 });
 afterAll(() => ctx.close());
 
@@ -157,7 +188,7 @@ describe('daily rollups', () => {
   });
 
   it('gives the same numbers with part of the range rolled up (rollup and raw merged in one query)', async () => {
-    await computeRollups(ctx.clickhouse, site, TZ, parseDate('2026-03-22')!, parseDate('2026-03-30')!);
+    await computeRollups(ctx.clickhouse, site, TZ, parseDate('2026-03-22')!, parseDate('2026-03-30')!, { final: true });
     const plan = await rollupPlan(ctx.clickhouse, site, TZ, startOfDay(parseDate('2026-03-20')!, TZ), startOfDay(parseDate('2026-04-06')!, TZ));
     expect(plan).toEqual({
       firstDay: '2026-03-22',
@@ -167,6 +198,10 @@ describe('daily rollups', () => {
         { start: startOfDay(parseDate('2026-03-31')!, TZ), end: startOfDay(parseDate('2026-04-06')!, TZ) },
       ],
       mixedVisits: true,
+      skipDays: [],
+      pinned: [],
+      newest: expect.any(Number),
+      newestInRange: expect.any(Number),
     });
     // The day markers name exactly the days holding mixed visits (filtered reads skip the table elsewhere).
     const mixedDays = await ctx.clickhouse.query({
@@ -183,10 +218,12 @@ describe('daily rollups', () => {
   it('gives the same numbers when range-wide visitors come from merged window sketches', async () => {
     // the rolled-up part of each range in answers()
     for (const [first, last] of [['2026-03-22', '2026-03-30'], ['2026-03-27', '2026-03-30'], ['2026-03-29', '2026-03-29'], ['2026-03-25', '2026-03-30']]) {
-      await computeWindow(ctx.clickhouse, site, TZ, parseDate(first)!, parseDate(last)!);
-      expect(await windowAvailable(ctx.clickhouse, site, TZ, first, last)).toBe(true);
+      await computeWindow(ctx.clickhouse, site, TZ, parseDate(first)!, parseDate(last)!, (await rollupCoverage(ctx.clickhouse, site, TZ))!);
+      expect(await windowAvailable(ctx.clickhouse, site, TZ, first, last, 0)).toBe(true);
     }
-    expect(await windowAvailable(ctx.clickhouse, site, TZ, '2026-03-22', '2026-03-29')).toBe(false);
+    expect(await windowAvailable(ctx.clickhouse, site, TZ, '2026-03-22', '2026-03-29', 0)).toBe(false);
+    // A window made before a newer version of one of its days is not read.
+    expect(await windowAvailable(ctx.clickhouse, site, TZ, '2026-03-22', '2026-03-30', Date.now() + 3600_000)).toBe(false);
     expect(differences(await answers(), raw)).toEqual([]);
   });
 
@@ -194,15 +231,17 @@ describe('daily rollups', () => {
     const now = Date.parse('2026-04-08T10:00:00Z'); // 04-06 ended 2026-04-06T22:00Z; +26 h = 04-08 00:00Z
     expect(formatDate(lastClosedDay(TZ, now))).toBe('2026-04-06');
     expect(formatDate(lastClosedDay(TZ, Date.parse('2026-04-07T23:59:00Z')))).toBe('2026-04-05');
-    // The partial rollup above is extended from its last day, not recomputed.
-    expect(await rollUpWebsite(ctx.clickhouse, { id: site, timezone: TZ }, now)).toBe(7);
-    expect(await rollUpWebsite(ctx.clickhouse, { id: site, timezone: TZ }, now)).toBe(0);
+    // The partial rollup above is extended from its last day, not recomputed: 31 March to 6 April for good,
+    // 7 April (ended 22:00Z, quiet) provisionally.
+    expect((await rollUpWebsite(ctx.clickhouse, { id: site, timezone: TZ }, now)).days).toBe(8);
+    expect((await rollUpWebsite(ctx.clickhouse, { id: site, timezone: TZ }, now)).days).toBe(0);
     const coverage = await rollupCoverage(ctx.clickhouse, site, TZ);
-    expect(coverage && [formatDate(coverage.first), formatDate(coverage.last)]).toEqual(['2026-03-22', '2026-04-06']);
+    expect(coverage && [formatDate(coverage.first), formatDate(coverage.last)]).toEqual(['2026-03-22', '2026-04-07']);
+    expect([coverage?.days.get('2026-04-06')?.final, coverage?.days.get('2026-04-07')?.final]).toEqual([true, false]);
     // the standard ranges ending "today" (8 April) got their merged sketches: 7 days from 2 April, the rest
     // from the first rolled-up day
-    expect(await windowAvailable(ctx.clickhouse, site, TZ, '2026-04-02', '2026-04-06')).toBe(true);
-    expect(await windowAvailable(ctx.clickhouse, site, TZ, '2026-03-22', '2026-04-06')).toBe(true);
+    expect(await windowAvailable(ctx.clickhouse, site, TZ, '2026-04-02', '2026-04-07', coverage!.newest)).toBe(true);
+    expect(await windowAvailable(ctx.clickhouse, site, TZ, '2026-03-22', '2026-04-07', coverage!.newest)).toBe(true);
     expect(differences(await answers(), raw)).toEqual([]);
     // by day from the days' own counts, the range total from the window: the same as all raw
     expect(await overview()).toEqual(overviewRaw);
@@ -217,29 +256,32 @@ describe('daily rollups', () => {
       eventRow(w.id, { visitor_id: 'y', session_id: 'y1', ts: '2026-04-03T15:00:00Z' }),
     ]);
     await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+    await arrivedInTime(w.id);
     const logger = createLogger('silent', 'test');
     // New York's 6 April ends at 04:00Z on the 7th; it closes 26 h later.
     const first = await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-08T06:00:00Z'));
-    expect(first).toEqual({ websites: 1, days: 6 }); // 1 to 6 April
+    expect(first).toEqual({ websites: 1, days: 7, pending: 0 }); // 1 to 6 April, and 7 April provisionally
     const coverage = await rollupCoverage(ctx.clickhouse, w.id, 'America/New_York');
-    expect(coverage && [formatDate(coverage.first), formatDate(coverage.last)]).toEqual(['2026-04-01', '2026-04-06']);
+    expect(coverage && [formatDate(coverage.first), formatDate(coverage.last)]).toEqual(['2026-04-01', '2026-04-07']);
     expect(coverage?.mixedDays).toEqual([]);
     // Without mixed visits a filtered question reads the rollups alone, and still counts the visit.
     const aprilFirst = { websiteId: w.id, timeZone: 'America/New_York', start: startOfDay(parseDate('2026-04-01')!, 'America/New_York'), end: startOfDay(parseDate('2026-04-02')!, 'America/New_York') };
     expect((await rollupPlan(ctx.clickhouse, aprilFirst.websiteId, aprilFirst.timeZone, aprilFirst.start, aprilFirst.end))?.mixedVisits).toBe(false);
     const [day] = await runStats(ctx.clickhouse, { ...aprilFirst, metrics: ['visits', 'pageviews'], filters: [{ key: 'country', operator: 'is_not', values: ['ZZ'] }] });
     expect(day.values).toEqual({ visits: 1, pageviews: 1 });
-    expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-08T06:00:00Z'))).toEqual({ websites: 1, days: 0 });
+    expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-08T06:00:00Z'))).toEqual({ websites: 1, days: 0, pending: 0 });
     // a second pass while one holds the lock is skipped, not run twice over the same days
     const holder = await ctx.pool.connect();
     try {
       await holder.query('SELECT pg_advisory_lock(727002)');
-      expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-09T06:00:00Z'))).toEqual({ websites: 0, days: 0, skipped: true });
+      expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-09T06:00:00Z'))).toEqual({ websites: 0, days: 0, pending: 0, skipped: true });
     } finally {
       await holder.query('SELECT pg_advisory_unlock(727002)');
       holder.release();
     }
-    expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-09T06:00:00Z'))).toEqual({ websites: 1, days: 1 });
+    // 7 April closes (again, for good) and 8 April is rolled up provisionally.
+    expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-09T06:00:00Z'))).toEqual({ websites: 1, days: 2, pending: 0 });
+    expect((await rollupCoverage(ctx.clickhouse, w.id, 'America/New_York'))?.days.get('2026-04-07')).toMatchObject({ final: true, superseded: true });
   });
 
   it('`tidemark rollup` brings every website up to its last closed day at once', async () => {
@@ -251,7 +293,11 @@ describe('daily rollups', () => {
     expect(lines.join('\n')).toMatch(/^1 website\(s\) up to date; \d+ day\(s\) rolled up$/);
     const { rows } = await ctx.pool.query<{ id: string; timezone: string }>('SELECT id, timezone FROM websites');
     const coverage = await rollupCoverage(ctx.clickhouse, rows[0].id, rows[0].timezone);
-    expect(coverage && formatDate(coverage.last)).toBe(formatDate(lastClosedDay(rows[0].timezone, Date.now())));
+    // Up to the last day that ended SETTLE_MS ago (nothing happened since the fixtures' April).
+    const now = Date.now();
+    let settled = addDays(today(rows[0].timezone, now), -1);
+    while (startOfDay(addDays(settled, 1), rows[0].timezone) + SETTLE_MS > now) settled = addDays(settled, -1);
+    expect(coverage && formatDate(coverage.last)).toBe(formatDate(settled));
     // more than one run's worth of days: the command looped until done
     expect(Number(/; (\d+) day/.exec(lines[0])![1])).toBeGreaterThan(62);
     // ...and then merged the rollup tables: one part per partition (several runs wrote each month).
@@ -287,11 +333,109 @@ describe('daily rollups', () => {
     expect(await onAttributes()).toEqual(attributesBefore);
     expect((await onSource())[0].values.pageviews).toBeLessThan(sourceBefore[0].values.pageviews!);
     expect(await topPages(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', 20, Date.parse('2026-04-10T10:00:00Z'))).toEqual(pagesBefore);
-    // 7 April is not rolled up: a new pageview there shows at once.
+    // 7 April is rolled up provisionally: a pageview landing there late leaves a late mark, and shows as soon
+    // as readers look at the marks again (they remember them for a few seconds).
     const late = packEvents([eventRow(site, { visitor_id: 'late', session_id: 'late-1', pathname: '/late', ts: '2026-04-07T12:00:00Z' })]);
     await insertEventsText(ctx.clickhouse, late.eventsText, dedupToken(late.eventIds));
+    advanceClock(MARKS_MEMORY_MS);
     const withLate = await analyticsOverview(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', Date.parse('2026-04-10T10:00:00Z'));
     expect(withLate.summary.total_page_views).toBe(before.summary.total_page_views + 1);
     expect(withLate.daily_stats.find((d) => d.date === '2026-04-07')).toMatchObject({ total_visitors: 1, unique_visitors: 1, page_views: 1 });
+  });
+});
+
+describe('provisional rollups', () => {
+  // One website is rolled up, its mirror (the same rows under another id) never is: the mirror's raw answers
+  // are what the rolled-up website must answer at every step.
+  let rolled: string;
+  let mirror: string;
+  const rolledSite = () => ({ id: rolled, timezone: TZ });
+  const questions = (websiteId: string): Questions => ({
+    websiteId,
+    ranges: [['2026-04-01', '2026-04-05'], ['2026-04-05', '2026-04-05']],
+    dimensions: [undefined, 'time:day', 'page', 'country', 'entry_page'],
+    filterSets: [FILTER_SETS[1]],
+    filteredDimensions: [undefined, 'time:day'],
+  });
+  const agree = async () => expect(differences(await answers(questions(rolled)), await answers(questions(mirror)))).toEqual([]);
+  const insertBoth = async (rows: (websiteId: string) => EventRow[]) => {
+    for (const websiteId of [rolled, mirror]) {
+      const packed = packEvents(rows(websiteId));
+      await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+    }
+  };
+  const endOf = (day: string) => startOfDay(addDays(parseDate(day)!, 1), TZ);
+  // A visit that begins late on 5 April (local) and goes on past midnight: the day is quiet 36 minutes after it.
+  const lastNight = Date.parse('2026-04-05T22:30:00Z');
+  const storedVersions = async (day: string) =>
+    (await selectRows<{ v: string }>(ctx.clickhouse, `SELECT DISTINCT toString(version) AS v FROM daily_rollups_v2 WHERE website_id = {w:UUID} AND date = {d:Date}`, { w: rolled, d: day })).length;
+
+  beforeAll(async () => {
+    [rolled, mirror] = [randomUUID(), randomUUID()];
+    await insertBoth((websiteId) => [
+      ...generate(websiteId),
+      ...['2026-04-05T21:50:00Z', '2026-04-05T22:05:00Z', '2026-04-05T22:30:00Z'].map((ts, i) =>
+        eventRow(websiteId, { visitor_id: 'owl', session_id: 'night', country_code: 'DE', browser: 'Chrome', pathname: `/night/${i}`, ts }),
+      ),
+    ]);
+    await arrivedInTime(rolled);
+  });
+
+  it('rolls a day up soon after it ends, once its visits have gone quiet', async () => {
+    // 5 April ended at 22:00Z; 40 minutes later the night visit is still going.
+    expect((await rollUpWebsite(ctx.clickhouse, rolledSite(), endOf('2026-04-05') + SETTLE_MS)).days).toBe(16); // 20 March–3 April closed, 4 April provisionally
+    expect((await rollUpWebsite(ctx.clickhouse, rolledSite(), lastNight + 30 * 60_000)).days).toBe(0);
+    expect((await rollUpWebsite(ctx.clickhouse, rolledSite(), lastNight + IDLE_MS + 60_000)).days).toBe(1);
+    const coverage = await rollupCoverage(ctx.clickhouse, rolled, TZ);
+    expect(coverage && formatDate(coverage.last)).toBe('2026-04-05');
+    expect(coverage?.days.get('2026-04-05')).toMatchObject({ final: false, superseded: false });
+    expect(await rollupPlan(ctx.clickhouse, rolled, TZ, startOfDay(parseDate('2026-04-05')!, TZ), endOf('2026-04-05'))).toMatchObject({ firstDay: '2026-04-05', rawWindows: [] });
+    await agree();
+  });
+
+  it('reads a day raw once an event lands late for it, and rolls it up again', async () => {
+    jest.setTimeout(60_000);
+    await insertBoth((websiteId) => [eventRow(websiteId, { visitor_id: 'late', session_id: 'late-1', country_code: 'DE', browser: 'Chrome', pathname: '/late', ts: '2026-04-05T10:00:00Z' })]);
+    advanceClock(MARKS_MEMORY_MS);
+    expect(await rollupPlan(ctx.clickhouse, rolled, TZ, startOfDay(parseDate('2026-04-05')!, TZ), endOf('2026-04-05'))).toBeUndefined();
+    await agree();
+    // The mark reaches 4 April too (its visits may have gone on into the 5th). A run rolls both up again once
+    // the mark is MARK_MARGIN_MS old (the store's clock: really waited); both versions are stored until the
+    // older one's grace ends.
+    expect(await rollUpWebsite(ctx.clickhouse, rolledSite(), lastNight + IDLE_MS + 11 * 60_000)).toEqual({ days: 0, pending: 2 });
+    await new Promise((resolve) => setTimeout(resolve, MARK_MARGIN_MS + 500));
+    expect((await rollUpWebsite(ctx.clickhouse, rolledSite(), lastNight + IDLE_MS + 21 * 60_000)).days).toBe(2);
+    expect(await storedVersions('2026-04-05')).toBe(2);
+    advanceClock(COVERAGE_MEMORY_MS);
+    const plan = await rollupPlan(ctx.clickhouse, rolled, TZ, startOfDay(parseDate('2026-04-01')!, TZ), endOf('2026-04-05'));
+    expect(plan?.pinned.map(([day]) => day)).toEqual(['2026-04-04', '2026-04-05']);
+    expect(plan?.lastDay).toBe('2026-04-05');
+    await agree();
+    // Superseded versions go once no reader can still hold them.
+    expect(await dropSuperseded(ctx.clickhouse, rolledSite(), (await rollupCoverage(ctx.clickhouse, rolled, TZ))!, 0)).toBe(2);
+    expect(await storedVersions('2026-04-05')).toBe(1);
+    expect(await storedVersions('2026-04-04')).toBe(1);
+    advanceClock(COVERAGE_MEMORY_MS);
+    expect((await rollupCoverage(ctx.clickhouse, rolled, TZ))?.days.get('2026-04-05')).toMatchObject({ final: false, superseded: false });
+    await agree();
+  });
+
+  it('a reader that planned before a day was rolled up again reads the version it planned with', async () => {
+    await agree(); // remembers a coverage where each day has one version
+    // 4 and 5 April close: both are rolled up for good (and the empty 6 April provisionally), while the
+    // reader still remembers the older versions: it reads no row newer than what it remembers.
+    expect((await rollUpWebsite(ctx.clickhouse, rolledSite(), endOf('2026-04-05') + RAW_TAIL_MS)).days).toBe(3);
+    expect(await storedVersions('2026-04-05')).toBe(2);
+    await agree();
+    advanceClock(COVERAGE_MEMORY_MS);
+    const coverage = (await rollupCoverage(ctx.clickhouse, rolled, TZ))!;
+    expect(coverage.days.get('2026-04-05')).toMatchObject({ final: true, superseded: true });
+    await agree();
+    expect(await dropSuperseded(ctx.clickhouse, rolledSite(), coverage, 0)).toBe(2);
+    expect(await storedVersions('2026-04-05')).toBe(1);
+    expect(await storedVersions('2026-04-04')).toBe(1);
+    advanceClock(COVERAGE_MEMORY_MS);
+    expect((await rollupCoverage(ctx.clickhouse, rolled, TZ))?.days.get('2026-04-05')).toMatchObject({ final: true, superseded: false });
+    await agree();
   });
 });
