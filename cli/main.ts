@@ -11,7 +11,7 @@ import { loadConfig, type Config } from '../lib/config';
 import { createPool, ensureDatabase } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
 import { rollupDaily } from '../jobs/rollupDaily';
-import { compactRollups, MARK_MARGIN_MS } from '../lib/stats/rollups';
+import { compactRollups, MARK_MARGIN_MS, settleLateMarks } from '../lib/stats/rollups';
 import { HttpError } from '../lib/errors';
 import { createLogger } from '../lib/log';
 import { parsePlanName, PLANS } from '../lib/plans';
@@ -81,6 +81,7 @@ const COMMANDS: Record<string, Command> = {
       const clickhouse = createClickHouse({ url: ctx.config.CLICKHOUSE_URL, database: ctx.config.CLICKHOUSE_DATABASE }, { requestTimeoutMs: 3_600_000 });
       try {
         let total = 0;
+        await settleLateMarks(clickhouse);
         for (;;) {
           const { websites, days, pending } = await rollupDaily(pool, clickhouse, createLogger('warn', 'cli'), Date.now(), { wait: true });
           total += days;

@@ -49,6 +49,8 @@ export interface RollupCoverage {
   days: ReadonlyMap<string, DayVersion>;
   /** The newest version of any day: rows newer than it were written after this coverage was read. */
   newest: number;
+  /** The oldest: a late mark older than it (by MARK_MARGIN_MS) concerns no day. */
+  oldest: number;
 }
 
 export interface RollupPlan {
@@ -120,12 +122,14 @@ export async function rollupCoverage(clickhouse: ClickHouseClient, websiteId: st
   if (!first || !last || daysBetween(first, last) + 1 !== rows.length) return undefined;
   const days = new Map<string, DayVersion>();
   let newest = 0;
+  let oldest = Infinity;
   for (const r of rows) {
     const version = Number(r.v);
     days.set(r.d, { version, final: Number(r.f) === 1, superseded: Number(r.n) > 1 });
     newest = Math.max(newest, version);
+    oldest = Math.min(oldest, version);
   }
-  return { first, last, mixedDays: rows.filter((r) => Number(r.mixed) > 0).map((r) => r.d), days, newest };
+  return { first, last, mixedDays: rows.filter((r) => Number(r.mixed) > 0).map((r) => r.d), days, newest, oldest };
 }
 
 /** A 15-minute bucket (UTC instant, ms) and the newest insert (store clock, ms) that marked it late. */
@@ -134,24 +138,41 @@ export interface LateMark {
   marked: number;
 }
 
-/** A website's late marks on buckets from `from` (ms) on. */
-export async function lateMarks(clickhouse: ClickHouseClient, websiteId: string, from: number): Promise<LateMark[]> {
+/**
+ * A website's late marks made at or after `since` (store clock, ms). An import marks every bucket it
+ * writes, and the days it fills are rolled up after it: their marks are older than every version.
+ */
+export async function lateMarks(clickhouse: ClickHouseClient, websiteId: string, since: number): Promise<LateMark[]> {
   const rows = await selectRows<{ b: string; m: string }>(
     clickhouse,
     `SELECT toString(toUnixTimestamp(bucket)) AS b, toString(toUnixTimestamp64Milli(max(marked))) AS m FROM late_marks
-     WHERE website_id = {w:UUID} AND bucket >= toDateTime({from:UInt32}, 'UTC') GROUP BY bucket`,
-    { w: websiteId, from: Math.floor(from / 1000) },
+     WHERE website_id = {w:UUID} GROUP BY bucket HAVING max(marked) >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
+    { w: websiteId, since: Math.max(0, Math.floor(since)) },
   );
   return rows.map((r) => ({ bucket: Number(r.b) * 1000, marked: Number(r.m) }));
 }
 
-async function cachedMarks(clickhouse: ClickHouseClient, websiteId: string) {
-  const known = knownMarks.get(websiteId);
+/** The marks that can concern a coverage's days. */
+const marksSince = (coverage: Pick<RollupCoverage, 'oldest'>) => coverage.oldest - MARK_MARGIN_MS;
+
+async function cachedMarks(clickhouse: ClickHouseClient, websiteId: string, since: number) {
+  const key = `${websiteId}|${since}`;
+  const known = knownMarks.get(key);
   if (known && Date.now() - known.at < MARKS_MEMORY_MS) return known.marks;
-  // Marks live 8 days (migration 011); older buckets are read whole.
-  const marks = await lateMarks(clickhouse, websiteId, 0);
-  remember(knownMarks, websiteId, { marks });
+  const marks = await lateMarks(clickhouse, websiteId, since);
+  remember(knownMarks, key, { marks });
   return marks;
+}
+
+/** Waits until every late mark is MARK_MARGIN_MS old (an import just ended): rollups made then stay fresh. */
+export async function settleLateMarks(clickhouse: ClickHouseClient): Promise<void> {
+  const [row] = await selectRows<{ wait: string }>(
+    clickhouse,
+    `SELECT toString(greatest(0, toUnixTimestamp64Milli(max(marked)) + {margin:UInt32} - toUnixTimestamp64Milli(now64(3)))) AS wait FROM late_marks`,
+    { margin: MARK_MARGIN_MS },
+  );
+  const wait = Number(row?.wait ?? 0);
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
 /** The rolled-up days (YYYY-MM-DD) a late mark is newer than (their rows miss an event), with their newest mark. */
@@ -178,7 +199,7 @@ export async function rollupPlan(clickhouse: ClickHouseClient, websiteId: string
   if (!from || !until) return undefined;
   const coverage = await cachedCoverage(clickhouse, websiteId, timeZone);
   if (!coverage) return undefined;
-  const stale = staleDays(coverage, await cachedMarks(clickhouse, websiteId), timeZone);
+  const stale = staleDays(coverage, await cachedMarks(clickhouse, websiteId, marksSince(coverage)), timeZone);
   let first = later(coverage.first, from);
   let last = earlier(coverage.last, addDays(until, -1));
   while (daysBetween(first, last) >= 0 && stale.has(formatDate(first))) first = addDays(first, 1);
@@ -537,7 +558,7 @@ export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: st
   }
   if (computed > 0 || !coverage) coverage = await rollupCoverage(clickhouse, site.id, tz);
   if (!coverage) return { days: computed, pending: 0 };
-  const stale = staleDays(coverage, await lateMarks(clickhouse, site.id, startOfDay(coverage.first, tz)), tz);
+  const stale = staleDays(coverage, await lateMarks(clickhouse, site.id, marksSince(coverage)), tz);
   const marksSettled = (await storeNow(clickhouse)) - MARK_MARGIN_MS;
   let again = 0;
   let pending = 0;
