@@ -405,8 +405,10 @@ export async function dropSuperseded(
   coverage: Pick<RollupCoverage, 'days'>,
   graceMs = SUPERSEDED_GRACE_MS,
 ): Promise<number> {
+  const superseded = [...coverage.days.entries()].filter(([, v]) => v.superseded);
+  if (superseded.length === 0) return 0;
   const now = await storeNow(clickhouse);
-  const due = [...coverage.days.entries()].filter(([, v]) => v.superseded && v.version <= now - graceMs);
+  const due = superseded.filter(([, v]) => v.version <= now - graceMs);
   if (due.length === 0) return 0;
   const days = due.map(([d]) => d).sort();
   // Their markers too: the day's is then its newest alone.
