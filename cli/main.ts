@@ -81,16 +81,19 @@ const COMMANDS: Record<string, Command> = {
       const clickhouse = createClickHouse({ url: ctx.config.CLICKHOUSE_URL, database: ctx.config.CLICKHOUSE_DATABASE }, { requestTimeoutMs: 3_600_000 });
       try {
         let total = 0;
+        // Days an import just wrote to again are rolled up once their late marks have settled; a client that
+        // keeps sending late events keeps marking, so pending days are waited for a few times only (the clock
+        // rolls them up later).
+        let waits = 3;
         await settleLateMarks(clickhouse);
         for (;;) {
           const { websites, days, pending } = await rollupDaily(pool, clickhouse, createLogger('warn', 'cli'), Date.now(), { wait: true });
           total += days;
-          // Days an import just wrote to again are rolled up once their late marks have settled.
-          if (days === 0 && pending > 0) await new Promise((resolve) => setTimeout(resolve, MARK_MARGIN_MS));
+          if (days === 0 && pending > 0 && waits-- > 0) await new Promise((resolve) => setTimeout(resolve, MARK_MARGIN_MS));
           else if (days === 0) {
             // A backfill leaves several parts per month, and reads pay per part: merge them now.
             if (total > 0) await compactRollups(clickhouse, ctx.config.CLICKHOUSE_CLUSTER);
-            ctx.io.out(`${websites} website(s) up to date; ${total} day(s) rolled up`);
+            ctx.io.out(`${websites} website(s) up to date; ${total} day(s) rolled up${pending > 0 ? `; ${pending} day(s) wait for late events to settle` : ''}`);
             return;
           }
         }
