@@ -26,8 +26,8 @@ export const IDLE_MS = 36 * 60_000;
  * A day is rolled up again only once its marks are this old, or it would be stale at once.
  */
 export const MARK_MARGIN_MS = 10_000;
-/** How far past a day's end its marks reach (its visits may go on into the next day). */
-const MARK_REACH_MS = 24 * 3600_000;
+/** A browser visit ends after this long without an event: how far past its last event a visit can reach. */
+const VISIT_PAUSE_MS = 30 * 60_000;
 /** Superseded versions are deleted this long after the newer one (readers remember a coverage for a minute). */
 export const SUPERSEDED_GRACE_MS = 5 * 60_000;
 /** Days one job run computes per website at most (a backfill continues on the next run). */
@@ -39,6 +39,8 @@ export interface DayVersion {
   final: boolean;
   /** Rows of an older version may still be stored: readers pin the day to its version. */
   superseded: boolean;
+  /** Until when (ms) the day's visits could still get events, past its end (provisional days; 0: not past it). */
+  reach: number;
 }
 
 /** A website's computed days, and those of them holding mixed visits (YYYY-MM-DD). */
@@ -110,9 +112,9 @@ async function cachedCoverage(clickhouse: ClickHouseClient, websiteId: string, t
 /** The computed days of a website in a time zone, when they form one unbroken run. */
 export async function rollupCoverage(clickhouse: ClickHouseClient, websiteId: string, timeZone: string): Promise<RollupCoverage | undefined> {
   // A marker's `visits` counts its run's mixed visits of the day.
-  const rows = await selectRows<{ d: string; v: string; f: number; n: string; mixed: string }>(
+  const rows = await selectRows<{ d: string; v: string; f: number; r: string; n: string; mixed: string }>(
     clickhouse,
-    `SELECT toString(date) AS d, toString(max(version)) AS v, argMax(final, version) AS f, count() AS n, max(visits) AS mixed
+    `SELECT toString(date) AS d, toString(max(version)) AS v, argMax(final, version) AS f, toString(argMax(reach, version)) AS r, count() AS n, max(visits) AS mixed
      FROM daily_rollups_v2 WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = '_'
      GROUP BY date ORDER BY date`,
     { w: websiteId, tz: timeZone },
@@ -125,7 +127,7 @@ export async function rollupCoverage(clickhouse: ClickHouseClient, websiteId: st
   let oldest = Infinity;
   for (const r of rows) {
     const version = Number(r.v);
-    days.set(r.d, { version, final: Number(r.f) === 1, superseded: Number(r.n) > 1 });
+    days.set(r.d, { version, final: Number(r.f) === 1, superseded: Number(r.n) > 1, reach: Number(r.r) });
     newest = Math.max(newest, version);
     oldest = Math.min(oldest, version);
   }
@@ -179,14 +181,13 @@ export async function settleLateMarks(clickhouse: ClickHouseClient): Promise<voi
 export function staleDays(coverage: Pick<RollupCoverage, 'days'>, marks: readonly LateMark[], timeZone: string): Map<string, number> {
   const stale = new Map<string, number>();
   for (const mark of marks) {
-    // A mark reaches its bucket's day and the days ending less than MARK_REACH_MS before it.
+    // A mark concerns its bucket's day, and earlier provisional days whose visits could reach its bucket.
     const bucketDay = localDate(mark.bucket, timeZone);
     for (let back = 0; back <= 2; back++) {
-      const d = addDays(bucketDay, -back);
-      if (startOfDay(addDays(d, 1), timeZone) + MARK_REACH_MS <= mark.bucket) break;
-      const day = formatDate(d);
+      const day = formatDate(addDays(bucketDay, -back));
       const known = coverage.days.get(day);
-      if (known && mark.marked >= known.version - MARK_MARGIN_MS) stale.set(day, Math.max(stale.get(day) ?? 0, mark.marked));
+      if (!known || (back > 0 && mark.bucket >= known.reach)) continue;
+      if (mark.marked >= known.version - MARK_MARGIN_MS) stale.set(day, Math.max(stale.get(day) ?? 0, mark.marked));
     }
   }
   return stale;
@@ -313,7 +314,7 @@ export async function computeRollups(
   timeZone: string,
   first: LocalDate,
   last: LocalDate,
-  opts: { final?: boolean } = {},
+  opts: { final?: boolean; reach?: number } = {},
 ): Promise<number> {
   const window = { start: startOfDay(first, timeZone), end: startOfDay(addDays(last, 1), timeZone) };
   const [firstDay, lastDay] = [formatDate(first), formatDate(last)];
@@ -381,16 +382,16 @@ export async function computeRollups(
   // Markers last: a day's version counts only once all its rows are in. A marker's `visits` counts the
   // day's mixed visits, so that filtered reads skip mixed_visits for ranges without any.
   await clickhouse.command({
-    query: `INSERT INTO daily_rollups_v2 (${COLUMNS}, final)
+    query: `INSERT INTO daily_rollups_v2 (${COLUMNS}, final, reach)
       SELECT {w:UUID}, {tz:String}, d.day, '_', '', ${EMPTY_SKETCH}, 0, 0, 0, m.n, 0, 0, 0, 0, toDateTime(addDays(d.day, ${MARKER_TTL_DAYS})),
-        {version:UInt64}, {final:UInt8}
+        {version:UInt64}, {final:UInt8}, {reach:UInt64}
       FROM (SELECT addDays({first:Date}, number) AS day FROM numbers({n:UInt32})) AS d
       LEFT JOIN (
         SELECT date, count() AS n FROM mixed_visits
         WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date} AND version = {version:UInt64}
         GROUP BY date
       ) AS m ON m.date = d.day`,
-    query_params: { w: websiteId, tz: timeZone, first: firstDay, last: lastDay, n: daysBetween(first, last) + 1, version, final: opts.final ? 1 : 0 },
+    query_params: { w: websiteId, tz: timeZone, first: firstDay, last: lastDay, n: daysBetween(first, last) + 1, version, final: opts.final ? 1 : 0, reach: opts.reach ?? 0 },
   });
   return version;
 }
@@ -518,10 +519,15 @@ async function lastVisitEvent(clickhouse: ClickHouseClient, site: { id: string; 
   return Number(row?.t ?? 0);
 }
 
-/** Whether a day that has not closed may be rolled up provisionally at `now`: ended a while ago, and quiet. */
-async function settled(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, day: LocalDate, now: number): Promise<boolean> {
-  if (startOfDay(addDays(day, 1), site.timezone) + SETTLE_MS > now) return false;
-  return (await lastVisitEvent(clickhouse, site, day)) < now - IDLE_MS;
+/**
+ * Whether a day that has not closed may be rolled up provisionally at `now` (ended a while ago, and quiet):
+ * then how far its visits can reach (ms), else undefined.
+ */
+async function settledReach(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, day: LocalDate, now: number): Promise<number | undefined> {
+  const end = startOfDay(addDays(day, 1), site.timezone);
+  if (end + SETTLE_MS > now) return undefined;
+  const last = await lastVisitEvent(clickhouse, site, day);
+  return last < now - IDLE_MS ? Math.max(end, last + VISIT_PAUSE_MS) : undefined;
 }
 
 /**
@@ -554,8 +560,8 @@ export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: st
     if (daysBetween(last, closed) > 0) return { days: computed, pending: 0 };
     next = addDays(last, 1);
   }
-  for (; await settled(clickhouse, site, next, now); next = addDays(next, 1)) {
-    await computeRollups(clickhouse, site.id, tz, next, next, { final: false });
+  for (let reach; (reach = await settledReach(clickhouse, site, next, now)) !== undefined; next = addDays(next, 1)) {
+    await computeRollups(clickhouse, site.id, tz, next, next, { final: false, reach });
     computed++;
   }
   if (computed > 0 || !coverage) coverage = await rollupCoverage(clickhouse, site.id, tz);
@@ -572,8 +578,10 @@ export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: st
       pending++;
       continue;
     }
-    if (closes ? !v.final || mark !== undefined : mark !== undefined && (await settled(clickhouse, site, d, now))) {
-      await computeRollups(clickhouse, site.id, tz, d, d, { final: closes });
+    if (closes ? !v.final || mark !== undefined : mark !== undefined) {
+      const reach = closes ? 0 : await settledReach(clickhouse, site, d, now);
+      if (reach === undefined) continue;
+      await computeRollups(clickhouse, site.id, tz, d, d, { final: closes, reach });
       again++;
     }
   }

@@ -13,7 +13,7 @@ import { runEventBreakdowns, runStats, type Dimension, type ModelMetric, type St
 import type { Filter } from '../../lib/stats/params';
 import {
   computeRollups, computeWindow, COVERAGE_MEMORY_MS, dropSuperseded, IDLE_MS, lastClosedDay, MARK_MARGIN_MS, MARKS_MEMORY_MS, RAW_TAIL_MS, rollupCoverage, rollupPlan, rollUpWebsite,
-  SETTLE_MS, windowAvailable,
+  SETTLE_MS, staleDays, windowAvailable,
 } from '../../lib/stats/rollups';
 import { addDays, formatDate, parseDate, startOfDay, today } from '../../lib/stats/time';
 import { createWebsite, registerUser } from '../helpers/accounts';
@@ -399,22 +399,28 @@ describe('provisional rollups', () => {
     advanceClock(MARKS_MEMORY_MS);
     expect(await rollupPlan(ctx.clickhouse, rolled, TZ, startOfDay(parseDate('2026-04-05')!, TZ), endOf('2026-04-05'))).toBeUndefined();
     await agree();
-    // The mark reaches 4 April too (its visits may have gone on into the 5th). A run rolls both up again once
-    // the mark is MARK_MARGIN_MS old (the store's clock: really waited); both versions are stored until the
-    // older one's grace ends.
-    expect(await rollUpWebsite(ctx.clickhouse, rolledSite(), lastNight + IDLE_MS + 11 * 60_000)).toEqual({ days: 0, pending: 2 });
+    // A mark after a day's end concerns the day only as far as its visits could still go on: the night visit's
+    // last event and 30 minutes. 4 April's visits were over long before 10:00Z on the 5th.
+    const coverage = (await rollupCoverage(ctx.clickhouse, rolled, TZ))!;
+    expect(coverage.days.get('2026-04-05')?.reach).toBe(lastNight + 30 * 60_000);
+    const markAt = (iso: string) => [{ bucket: Date.parse(iso), marked: coverage.newest + 1 }];
+    expect([...staleDays(coverage, markAt('2026-04-05T22:45:00Z'), TZ).keys()]).toEqual(['2026-04-05']);
+    expect([...staleDays(coverage, markAt('2026-04-05T23:00:00Z'), TZ).keys()]).toEqual([]);
+    expect([...staleDays(coverage, markAt('2026-04-05T10:00:00Z'), TZ).keys()]).toEqual(['2026-04-05']);
+    // A run rolls 5 April up again once the mark is MARK_MARGIN_MS old (the store's clock: really waited);
+    // both versions are stored until the older one's grace ends.
+    expect(await rollUpWebsite(ctx.clickhouse, rolledSite(), lastNight + IDLE_MS + 11 * 60_000)).toEqual({ days: 0, pending: 1 });
     await new Promise((resolve) => setTimeout(resolve, MARK_MARGIN_MS + 500));
-    expect((await rollUpWebsite(ctx.clickhouse, rolledSite(), lastNight + IDLE_MS + 21 * 60_000)).days).toBe(2);
+    expect((await rollUpWebsite(ctx.clickhouse, rolledSite(), lastNight + IDLE_MS + 21 * 60_000)).days).toBe(1);
     expect(await storedVersions('2026-04-05')).toBe(2);
     advanceClock(COVERAGE_MEMORY_MS);
     const plan = await rollupPlan(ctx.clickhouse, rolled, TZ, startOfDay(parseDate('2026-04-01')!, TZ), endOf('2026-04-05'));
-    expect(plan?.pinned.map(([day]) => day)).toEqual(['2026-04-04', '2026-04-05']);
+    expect(plan?.pinned.map(([day]) => day)).toEqual(['2026-04-05']);
     expect(plan?.lastDay).toBe('2026-04-05');
     await agree();
     // Superseded versions go once no reader can still hold them.
-    expect(await dropSuperseded(ctx.clickhouse, rolledSite(), (await rollupCoverage(ctx.clickhouse, rolled, TZ))!, 0)).toBe(2);
+    expect(await dropSuperseded(ctx.clickhouse, rolledSite(), (await rollupCoverage(ctx.clickhouse, rolled, TZ))!, 0)).toBe(1);
     expect(await storedVersions('2026-04-05')).toBe(1);
-    expect(await storedVersions('2026-04-04')).toBe(1);
     advanceClock(COVERAGE_MEMORY_MS);
     expect((await rollupCoverage(ctx.clickhouse, rolled, TZ))?.days.get('2026-04-05')).toMatchObject({ final: false, superseded: false });
     await agree();
