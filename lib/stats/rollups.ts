@@ -9,7 +9,7 @@
 import { selectRows, type ClickHouseClient } from '../clickhouse/client';
 import { renderClickHouseSql } from '../db/migrate';
 import { ATTRIBUTE_VALUES, EMPTY_SKETCH, SCORE_COLUMNS, sessionFold, T, VALUE_SCORE_SQL, type Window } from './query';
-import { addDays, daysBetween, formatDate, localParts, parseDate, startOfDay, today, type LocalDate } from './time';
+import { addDays, daysBetween, formatDate, parseDate, startOfDay, today, type LocalDate } from './time';
 
 export const RAW_TAIL_MS = 26 * 3600_000;
 /** A day is rolled up provisionally this long after it ends… */
@@ -74,14 +74,10 @@ export interface RollupPlan {
 
 const later = (a: LocalDate, b: LocalDate) => (daysBetween(a, b) > 0 ? b : a);
 const earlier = (a: LocalDate, b: LocalDate) => (daysBetween(a, b) < 0 ? b : a);
-const localDate = (instant: number, timeZone: string): LocalDate => {
-  const p = localParts(instant, timeZone);
-  return { year: p.year, month: p.month, day: p.day };
-};
 
 /** The local date of an instant when it is that date's midnight; undefined for any other instant. */
 function midnightDate(instant: number, timeZone: string): LocalDate | undefined {
-  const d = localDate(instant, timeZone);
+  const d = today(timeZone, instant);
   return startOfDay(d, timeZone) === instant ? d : undefined;
 }
 
@@ -182,7 +178,7 @@ export function staleDays(coverage: Pick<RollupCoverage, 'days'>, marks: readonl
   const stale = new Map<string, number>();
   for (const mark of marks) {
     // A mark concerns its bucket's day, and earlier provisional days whose visits could reach its bucket.
-    const bucketDay = localDate(mark.bucket, timeZone);
+    const bucketDay = today(timeZone, mark.bucket);
     for (let back = 0; back <= 2; back++) {
       const day = formatDate(addDays(bucketDay, -back));
       const known = coverage.days.get(day);
@@ -411,10 +407,11 @@ export async function dropSuperseded(
   const now = await storeNow(clickhouse);
   const due = superseded.filter(([, v]) => v.version <= now - graceMs);
   if (due.length === 0) return 0;
-  const days = due.map(([d]) => d).sort();
+  // In date order: coverage lists its days so.
+  const days = due.map(([d]) => d);
   // Their markers too: the day's is then its newest alone.
   await deleteRows(clickhouse, site.id, site.timezone, days[0], days[days.length - 1], 'date IN {days:Array(Date)} AND version < {versions:Array(UInt64)}[indexOf({days:Array(Date)}, date)]', {
-    days: due.map(([d]) => d),
+    days,
     versions: due.map(([, v]) => v.version),
   });
   return days.length;
@@ -430,7 +427,7 @@ export const WINDOW_DAYS = [7, 30, 90, 365] as const;
  */
 const WINDOW_DIMS_EXCLUDED = ['_', 'page_scores', 's:entry_page', 's:exit_page', 'attrs', 's:attrs'];
 
-const knownWindows = new Map<string, number>();
+const knownWindows = new Map<string, { at: number; madeAt: number }>();
 
 /**
  * Whether merged sketches cover exactly local days [first, last] (YYYY-MM-DD) and were made from their
@@ -441,7 +438,7 @@ export async function windowAvailable(clickhouse: ClickHouseClient, websiteId: s
   // made_at has whole seconds; the window's run began after the versions it read.
   const fresh = (madeAt: number) => madeAt >= Math.floor(newest / 1000) * 1000;
   const seen = knownWindows.get(key);
-  if (seen !== undefined && fresh(seen)) return true;
+  if (seen && fresh(seen.madeAt)) return true;
   const [row] = await selectRows<{ made: string }>(
     clickhouse,
     `SELECT toString(toUnixTimestamp(max(made_at))) AS made FROM window_rollups_v2
@@ -451,8 +448,7 @@ export async function windowAvailable(clickhouse: ClickHouseClient, websiteId: s
   if (!row) return false;
   const madeAt = Number(row.made) * 1000;
   // A window lives for days; what it was made from only changes by a newer version, which `newest` shows.
-  if (knownWindows.size > 10_000) knownWindows.clear();
-  knownWindows.set(key, madeAt);
+  remember(knownWindows, key, { madeAt });
   return fresh(madeAt);
 }
 
