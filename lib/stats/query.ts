@@ -5,7 +5,7 @@
 // with the raw rows of the rest of the range, so both paths give the same numbers.
 import { selectRows, type ClickHouseClient } from '../clickhouse/client';
 import type { Filter, Metric } from './params';
-import { rolledDaysSql, rollupPlan, windowAvailable, type RollupPlan } from './rollups';
+import { rolledDaysSql, rollupPlan, WINDOW_DIMS_EXCLUDED, windowRun, type RollupPlan } from './rollups';
 
 /** A breakdown or time dimension; the column behind each is fixed here, never taken from a request. */
 export type Dimension =
@@ -270,12 +270,25 @@ function rollupRows(columns: string, dim: string, plan: RollupPlan, d: Dimension
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = ${bindDim(params, dim)} AND ${rolledDaysSql(plan, params)}${onlyKeys('value', params)}${where}`;
 }
 
+/** Rows of one dimension of the merged window over the plan's days, of one run (windowRun). */
+function windowRows(columns: string, dim: string, plan: RollupPlan, run: string, key: string, params: Record<string, unknown>, where = ''): string {
+  params.wfirst = plan.firstDay;
+  params.wlast = plan.lastDay;
+  params.wrun = run;
+  return `SELECT ${key} AS k, ${columns} FROM window_rollups_v2
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND dim = ${bindDim(params, dim)} AND run = {wrun:UInt64}${onlyKeys('value', params)}${where}`;
+}
+
 /**
  * Session metrics of the plan's days for the visits holding a pageview that matches every filter: visits with
- * one combination of attributes from their rollup rows (`s:attrs`), the others one by one (mixed_visits).
+ * one combination of attributes from their rollup rows (`s:attrs`, or a run of its window), the others
+ * one by one (mixed_visits).
  */
-function filteredVisitRows(plan: RollupPlan, d: Dimension | undefined, filters: readonly Filter[], params: Record<string, unknown>): string {
-  const uniform = rollupRows('visits, bounces, duration_s, score_sum, 0 AS pvs, 0 AS evs', 's:attrs', plan, d, params, attrsFilterSql(filters, params));
+function filteredVisitRows(plan: RollupPlan, d: Dimension | undefined, filters: readonly Filter[], params: Record<string, unknown>, run: string | undefined): string {
+  const columns = 'visits, bounces, duration_s, score_sum, 0 AS pvs, 0 AS evs';
+  const uniform = run !== undefined
+    ? windowRows(columns, 's:attrs', plan, run, rollupKey(d), params, attrsFilterSql(filters, params))
+    : rollupRows(columns, 's:attrs', plan, d, params, attrsFilterSql(filters, params));
   if (!plan.mixedVisits) return uniform;
   const inTuple = filterSql(filters, params, (key) => `tupleElement(t, ${attributeIndex(key)})`).replace(/^ AND /, '');
   return `${uniform}
@@ -347,18 +360,24 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
   const bySessions = q.dimension !== undefined && SESSION_DIMENSIONS.has(q.dimension);
   // Visitor sketches are the costly part of a rollup read: merged only when visitors are asked for.
   const wantVisitors = q.metrics.includes('visitors');
+  const byDay = q.dimension === 'time:day';
+  const timeDimension = q.dimension?.startsWith('time:') === true;
+  // Merged windows (rollups.ts) answer a range total or breakdown over the plan's days with one row per
+  // value: sketches and sums. Sums only when no day between is read raw (its rolled sums would count twice;
+  // visitor sketches only union), and by day only the total's visitors.
+  const run =
+    plan && dims && (!timeDimension || (byDay && q.total === true && wantVisitors && !filtered))
+      ? await windowRun(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay, plan.newestInRange)
+      : undefined;
+  const windowSums = (dim: string) => run !== undefined && !timeDimension && plan!.skipDays.length === 0 && !WINDOW_DIMS_EXCLUDED.includes(dim);
   if (!bySessions && q.metrics.some((m) => EVENT_METRICS.includes(m))) {
     const params: Record<string, unknown> = { ...base };
     // Filter on the page dimension means pageviews only: every other event has no page.
     const onlyPageviews = q.dimension === 'page' ? " AND type = 'pageview'" : '';
     // Where visitors come from on rolled-up days: a day's own count (by day), the range's merged sketches
     // (a range total or a breakdown, when the window is kept), or else the daily sketches merged here.
-    const byDay = q.dimension === 'time:day';
-    const timeDimension = q.dimension?.startsWith('time:') === true;
-    const windowed =
-      plan && dims && wantVisitors && !filtered && (!timeDimension || (byDay && q.total === true))
-        ? await windowAvailable(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay, plan.newestInRange)
-        : false;
+    const sums = dims !== undefined && windowSums(dims.events);
+    const windowed = run !== undefined && (wantVisitors || sums);
     // A day's own count serves its day row, unless the daily sketches must be read anyway for the total.
     // (Not under filters: a day's visitors may span several `attrs` rows, so only sketches add up.)
     const dayCounts = wantVisitors && byDay && !filtered && (windowed || !q.total);
@@ -371,7 +390,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       GROUP BY k`
       : undefined;
     const rolled =
-      plan && dims
+      plan && dims && !sums
         ? rollupRows(
             `${dailySketch ? 'visitors' : EMPTY_SKETCH} AS v, ${dayCounts ? 'visitors_n' : '0'} AS vn, pageviews AS pv, events AS ev`,
             dims.events,
@@ -381,14 +400,19 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
             filtered ? attrsFilterSql(q.filters, params) : '',
           )
         : undefined;
-    let merged: string | undefined;
-    if (windowed && plan && dims) {
-      params.wfirst = plan.firstDay;
-      params.wlast = plan.lastDay;
-      // By day, the window only feeds the range total (GROUPING SETS' empty set); its own key row is dropped.
-      merged = `SELECT ${byDay ? "'~window'" : 'value'} AS k, visitors AS v, 0 AS vn, 0 AS pv, 0 AS ev FROM window_rollups_v2
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND dim = ${bindDim(params, dims.events)}${onlyKeys('value', params)}`;
-    }
+    // By day, the window only feeds the range total (GROUPING SETS' empty set); its own key row is dropped.
+    const merged =
+      windowed && plan && dims
+        ? windowRows(
+            `${wantVisitors ? 'visitors' : EMPTY_SKETCH} AS v, 0 AS vn, ${sums ? 'pageviews AS pv, events AS ev' : '0 AS pv, 0 AS ev'}`,
+            dims.events,
+            plan,
+            run!,
+            byDay ? "'~window'" : rollupKey(q.dimension),
+            params,
+            filtered ? attrsFilterSql(q.filters, params) : '',
+          )
+        : undefined;
     parts.push({
       sql: `SELECT k, uniqMerge(v) AS vm, sum(vn) AS vs, sum(pv) AS pageviews, sum(ev) AS events FROM (
       ${union([merged, rolled, raw])}
@@ -422,11 +446,14 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
         FROM (${sessionFold(columns.join(', '), q.filters, windows, params)})
         GROUP BY k`
       : undefined;
+    const sums = dims !== undefined && windowSums(dims.sessions);
     const rolled =
       plan && dims
         ? filtered
-          ? filteredVisitRows(plan, q.dimension, q.filters, params)
-          : rollupRows(`visits, bounces, duration_s, score_sum, ${bySessions && wantVisitors ? 'visitors AS v, ' : ''}pageviews AS pvs, events AS evs`, dims.sessions, plan, q.dimension, params)
+          ? filteredVisitRows(plan, q.dimension, q.filters, params, sums ? run : undefined)
+          : sums
+            ? windowRows('visits, bounces, duration_s, score_sum, 0 AS pvs, 0 AS evs', dims.sessions, plan, run!, rollupKey(q.dimension), params)
+            : rollupRows(`visits, bounces, duration_s, score_sum, ${bySessions && wantVisitors ? 'visitors AS v, ' : ''}pageviews AS pvs, events AS evs`, dims.sessions, plan, q.dimension, params)
         : undefined;
     parts.push({
       sql: `SELECT k, sum(visits) AS n, round(sum(duration_s) / n) AS visit_duration,
@@ -521,12 +548,20 @@ export async function runEventBreakdowns(
       GROUP BY GROUPING SETS (${columns.map((c) => `(${c})`).join(', ')}, ())`);
   }
   if (plan) {
-    const windowed = await windowAvailable(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay, plan.newestInRange);
-    selects.push(`SELECT dim AS d, value AS k, ${windowed ? EMPTY_SKETCH : 'visitors'} AS v, pageviews AS pv, events AS ev FROM daily_rollups_v2
+    // As in runStats: a window's sums serve when no day between is read raw, its sketches always.
+    const run = await windowRun(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay, plan.newestInRange);
+    const windowed = run !== undefined;
+    const sums = windowed && plan.skipDays.length === 0;
+    if (!sums) {
+      selects.push(`SELECT dim AS d, value AS k, ${windowed ? EMPTY_SKETCH : 'visitors'} AS v, pageviews AS pv, events AS ev FROM daily_rollups_v2
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim IN {dims:Array(String)} AND ${rolledDaysSql(plan, params)}`);
+    }
     if (windowed) {
-      selects.push(`SELECT dim AS d, value AS k, visitors AS v, 0 AS pv, 0 AS ev FROM window_rollups_v2
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {rhi:Date} AND first = {rlo:Date} AND dim IN {dims:Array(String)}`);
+      params.wfirst = plan.firstDay;
+      params.wlast = plan.lastDay;
+      params.wrun = run;
+      selects.push(`SELECT dim AS d, value AS k, visitors AS v, ${sums ? 'pageviews' : '0'} AS pv, ${sums ? 'events' : '0'} AS ev FROM window_rollups_v2
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND dim IN {dims:Array(String)} AND run = {wrun:UInt64}`);
     }
   }
   // Window, rollups, raw: larger sketches first, as in runStats.

@@ -420,39 +420,45 @@ export async function dropSuperseded(
 /** The standard ranges (days ending today) whose visitor sketches are kept merged. */
 export const WINDOW_DAYS = [7, 30, 90, 365] as const;
 /**
- * Dimensions without a window: the marker, page scores (no sketch), the visit dimensions by entry and exit
- * page and the attributes filtered questions read (both read per day). Pages have one: even when their daily
- * sketches hardly overlap, reading one merged sketch per page costs about half of reading and merging a
- * sketch per page and day (measured 2.2×).
+ * Dimensions without a window: the marker, page scores and the visit dimensions by entry and exit page (read
+ * per day). Pages have one: even when their daily sketches hardly overlap, reading one merged sketch per page
+ * costs about half of reading and merging a sketch per page and day (measured 2.2×). Windows carry their
+ * days' sums as well (migration 013), so a range question reads no daily rows of a windowed dimension.
  */
-const WINDOW_DIMS_EXCLUDED = ['_', 'page_scores', 's:entry_page', 's:exit_page', 'attrs', 's:attrs'];
+export const WINDOW_DIMS_EXCLUDED: readonly string[] = ['_', 'page_scores', 's:entry_page', 's:exit_page'];
 
-const knownWindows = new Map<string, { at: number; madeAt: number }>();
+const WINDOW_COLUMNS =
+  'website_id, tz, first, last, dim, value, visitors, pageviews, events, visits, bounces, duration_s, score_sum, a_country, a_browser, a_os, a_device, made_at, run';
+
+const knownWindows = new Map<string, { at: number; madeAt: number; run: string }>();
 
 /**
- * Whether merged sketches cover exactly local days [first, last] (YYYY-MM-DD) and were made from their
- * versions up to `newest` (ms): a window made before a day was rolled up again misses what changed.
+ * The run (migration 013) of the newest merged window over exactly local days [first, last] (YYYY-MM-DD),
+ * when it was made from their versions up to `newest` (ms): a window made before a day was rolled up again
+ * misses what changed. Undefined when there is none; readers read that run's rows only.
  */
-export async function windowAvailable(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: string, last: string, newest: number): Promise<boolean> {
+export async function windowRun(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: string, last: string, newest: number): Promise<string | undefined> {
   const key = `${websiteId}|${timeZone}|${first}|${last}`;
   // made_at has whole seconds; the window's run began after the versions it read.
   const fresh = (madeAt: number) => madeAt >= Math.floor(newest / 1000) * 1000;
   const seen = knownWindows.get(key);
-  if (seen && fresh(seen.madeAt)) return true;
-  const [row] = await selectRows<{ made: string }>(
+  if (seen && fresh(seen.madeAt)) return seen.run;
+  // Windows made before runs (run 0: sketches only) are left for the job to make again.
+  const [row] = await selectRows<{ made: string; r: string }>(
     clickhouse,
-    `SELECT toString(toUnixTimestamp(max(made_at))) AS made FROM window_rollups_v2
-     WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {last:Date} AND first = {first:Date} AND dim = '_' HAVING count() > 0`,
+    `SELECT toString(toUnixTimestamp(max(made_at))) AS made, toString(argMax(run, made_at)) AS r FROM window_rollups_v2
+     WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {last:Date} AND first = {first:Date} AND dim = '_' AND run != 0 HAVING count() > 0`,
     { w: websiteId, tz: timeZone, first, last },
   );
-  if (!row) return false;
+  if (!row) return undefined;
   const madeAt = Number(row.made) * 1000;
   // A window lives for days; what it was made from only changes by a newer version, which `newest` shows.
-  remember(knownWindows, key, { madeAt });
-  return fresh(madeAt);
+  // Its rows stay while it is remembered: no merge folds one run's rows into another's, and the TTL is days.
+  remember(knownWindows, key, { madeAt, run: row.r });
+  return fresh(madeAt) ? row.r : undefined;
 }
 
-/** Merges the daily sketches of local days [first, last] (all rolled up) into one per dimension value. */
+/** Merges the daily rows of local days [first, last] (all rolled up) into one per dimension value: sketches and sums. */
 export async function computeWindow(
   clickhouse: ClickHouseClient,
   websiteId: string,
@@ -466,19 +472,26 @@ export async function computeWindow(
   const pinned = [...coverage.days.entries()].filter(([d, v]) => v.superseded && d >= firstDay && d <= lastDay).map(([d, v]): [string, number] => [d, v.version]);
   const days = rolledDaysSql({ firstDay, lastDay, skipDays: [], pinned, newest: coverage.newest }, params);
   // made_at first: the rows read are at least as old as it.
-  const [{ t: madeAt }] = await selectRows<{ t: string }>(clickhouse, 'SELECT toString(toUnixTimestamp(now())) AS t', {});
+  const [{ t: madeAt, run }] = await selectRows<{ t: string; run: string }>(
+    clickhouse,
+    'SELECT toString(toUnixTimestamp(now())) AS t, toString(greatest(rand64(), 1)) AS run',
+    {},
+  );
   params.made = Number(madeAt);
+  params.run = run;
   await clickhouse.command({
-    query: `INSERT INTO window_rollups_v2 (website_id, tz, first, last, dim, value, visitors, made_at)
-      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, dim, value, uniqMergeState(visitors), toDateTime({made:UInt32})
+    // An attribute row's a_* columns follow from its value (the same four as JSON).
+    query: `INSERT INTO window_rollups_v2 (${WINDOW_COLUMNS})
+      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, dim, value, uniqMergeState(visitors), sum(pageviews), sum(events), sum(visits),
+        sum(bounces), sum(duration_s), sum(score_sum), any(a_country), any(a_browser), any(a_os), any(a_device), toDateTime({made:UInt32}), {run:UInt64}
       FROM daily_rollups_v2
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND ${days} AND dim NOT IN {excluded:Array(String)}
       GROUP BY dim, value`,
     query_params: params,
   });
   await clickhouse.command({
-    query: `INSERT INTO window_rollups_v2 (website_id, tz, first, last, dim, value, visitors, made_at)
-      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, '_', '', ${EMPTY_SKETCH}, toDateTime({made:UInt32})`,
+    query: `INSERT INTO window_rollups_v2 (${WINDOW_COLUMNS})
+      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, '_', '', ${EMPTY_SKETCH}, 0, 0, 0, 0, 0, 0, '', '', '', '', toDateTime({made:UInt32}), {run:UInt64}`,
     query_params: params,
   });
 }
@@ -493,7 +506,7 @@ async function ensureWindows(clickhouse: ClickHouseClient, site: { id: string; t
     const [firstDay, lastDay] = [formatDate(first), formatDate(coverage.last)];
     let newest = 0;
     for (const [d, v] of coverage.days) if (d >= firstDay && d <= lastDay) newest = Math.max(newest, v.version);
-    if (await windowAvailable(clickhouse, site.id, site.timezone, firstDay, lastDay, newest)) continue;
+    if ((await windowRun(clickhouse, site.id, site.timezone, firstDay, lastDay, newest)) !== undefined) continue;
     await computeWindow(clickhouse, site.id, site.timezone, first, coverage.last, coverage);
     made++;
   }
