@@ -270,12 +270,15 @@ function rollupRows(columns: string, dim: string, plan: RollupPlan, d: Dimension
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = ${bindDim(params, dim)} AND ${rolledDaysSql(plan, params)}${onlyKeys('value', params)}${where}`;
 }
 
-/** Rows of one dimension of the merged window over the plan's days, of one run (windowRun). */
+/**
+ * Rows of one dimension of the merged window over the plan's days, of one run (windowRun): visit dimensions
+ * (`s:…`) from window_visits, the others from window_rollups_v2.
+ */
 function windowRows(columns: string, dim: string, plan: RollupPlan, run: string, key: string, params: Record<string, unknown>, where = ''): string {
   params.wfirst = plan.firstDay;
   params.wlast = plan.lastDay;
   params.wrun = run;
-  return `SELECT ${key} AS k, ${columns} FROM window_rollups_v2
+  return `SELECT ${key} AS k, ${columns} FROM ${dim.startsWith('s:') ? 'window_visits' : 'window_rollups_v2'}
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND dim = ${bindDim(params, dim)} AND run = {wrun:UInt64}${onlyKeys('value', params)}${where}`;
 }
 

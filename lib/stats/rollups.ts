@@ -427,8 +427,10 @@ export const WINDOW_DAYS = [7, 30, 90, 365] as const;
  */
 export const WINDOW_DIMS_EXCLUDED: readonly string[] = ['_', 'page_scores', 's:entry_page', 's:exit_page'];
 
-const WINDOW_COLUMNS =
-  'website_id, tz, first, last, dim, value, visitors, pageviews, events, visits, bounces, duration_s, score_sum, a_country, a_browser, a_os, a_device, made_at, run';
+const WINDOW_COLUMNS = 'website_id, tz, first, last, dim, value, visitors, pageviews, events, a_country, a_browser, a_os, a_device, made_at, run';
+
+/** Windows are read for this long after they were made; their rows live 3 days (TTL, migrations 007 and 013). */
+const WINDOW_READ_DAYS = 2;
 
 const knownWindows = new Map<string, { at: number; madeAt: number; run: string }>();
 
@@ -442,12 +444,15 @@ export async function windowRun(clickhouse: ClickHouseClient, websiteId: string,
   // made_at has whole seconds; the window's run began after the versions it read.
   const fresh = (madeAt: number) => madeAt >= Math.floor(newest / 1000) * 1000;
   const seen = knownWindows.get(key);
-  if (seen && fresh(seen.madeAt)) return seen.run;
-  // Windows made before runs (run 0: sketches only) are left for the job to make again.
+  if (seen && fresh(seen.madeAt) && seen.madeAt > Date.now() - WINDOW_READ_DAYS * 86_400_000) return seen.run;
+  // Windows made before runs (run 0: sketches only) are left for the job to make again, and so are windows
+  // near their TTL: a window's rows and marker (in two tables) expire in separate merges.
   const [row] = await selectRows<{ made: string; r: string }>(
     clickhouse,
     `SELECT toString(toUnixTimestamp(max(made_at))) AS made, toString(argMax(run, made_at)) AS r FROM window_rollups_v2
-     WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {last:Date} AND first = {first:Date} AND dim = '_' AND run != 0 HAVING count() > 0`,
+     WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {last:Date} AND first = {first:Date} AND dim = '_' AND run != 0
+       AND made_at > now() - INTERVAL ${WINDOW_READ_DAYS} DAY
+     HAVING count() > 0`,
     { w: websiteId, tz: timeZone, first, last },
   );
   if (!row) return undefined;
@@ -479,19 +484,29 @@ export async function computeWindow(
   );
   params.made = Number(madeAt);
   params.run = run;
+  // Event dimensions (sketches and sums) and visit dimensions (`s:…`, sums only: their own table, migration
+  // 013); an attribute row's a_* columns follow from its value (the same four as JSON). The marker last.
   await clickhouse.command({
-    // An attribute row's a_* columns follow from its value (the same four as JSON).
     query: `INSERT INTO window_rollups_v2 (${WINDOW_COLUMNS})
-      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, dim, value, uniqMergeState(visitors), sum(pageviews), sum(events), sum(visits),
-        sum(bounces), sum(duration_s), sum(score_sum), any(a_country), any(a_browser), any(a_os), any(a_device), toDateTime({made:UInt32}), {run:UInt64}
+      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, dim, value, uniqMergeState(visitors), sum(pageviews), sum(events),
+        any(a_country), any(a_browser), any(a_os), any(a_device), toDateTime({made:UInt32}), {run:UInt64}
       FROM daily_rollups_v2
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND ${days} AND dim NOT IN {excluded:Array(String)}
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND ${days} AND dim NOT IN {excluded:Array(String)} AND NOT startsWith(dim, 's:')
+      GROUP BY dim, value`,
+    query_params: params,
+  });
+  await clickhouse.command({
+    query: `INSERT INTO window_visits (website_id, tz, first, last, dim, value, run, visits, bounces, duration_s, score_sum, a_country, a_browser, a_os, a_device, made_at)
+      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, dim, value, {run:UInt64}, sum(visits), sum(bounces), sum(duration_s), sum(score_sum),
+        any(a_country), any(a_browser), any(a_os), any(a_device), toDateTime({made:UInt32})
+      FROM daily_rollups_v2
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND ${days} AND dim NOT IN {excluded:Array(String)} AND startsWith(dim, 's:')
       GROUP BY dim, value`,
     query_params: params,
   });
   await clickhouse.command({
     query: `INSERT INTO window_rollups_v2 (${WINDOW_COLUMNS})
-      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, '_', '', ${EMPTY_SKETCH}, 0, 0, 0, 0, 0, 0, '', '', '', '', toDateTime({made:UInt32}), {run:UInt64}`,
+      SELECT {w:UUID}, {tz:String}, {first:Date}, {last:Date}, '_', '', ${EMPTY_SKETCH}, 0, 0, '', '', '', '', toDateTime({made:UInt32}), {run:UInt64}`,
     query_params: params,
   });
 }
@@ -601,7 +616,7 @@ export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: st
 }
 
 /** The rollup tables a read pays per part of (see sql/clickhouse/010_rollup_compaction.sql). */
-const COMPACTED_TABLES = ['daily_rollups_v2', 'window_rollups_v2', 'mixed_visits'] as const;
+const COMPACTED_TABLES = ['daily_rollups_v2', 'window_rollups_v2', 'window_visits', 'mixed_visits'] as const;
 
 /**
  * Merges every rollup table into one part per partition now, instead of within hours: for a backfill
