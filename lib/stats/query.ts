@@ -178,7 +178,12 @@ function inWindows(column: string, windows: readonly Window[], params: Record<st
     params[`w${i}b`] = w.end / 1000;
     const before = widen === 'around' ? ' - INTERVAL 1 DAY' : '';
     const after = widen === 'none' ? '' : ' + INTERVAL 1 DAY';
-    return `(${column} >= {w${i}a:${T}}${before} AND ${column} < {w${i}b:${T}}${after})`;
+    const [from, until] = [`{w${i}a:${T}}${before}`, `{w${i}b:${T}}${after}`];
+    // `events` is sorted by toDate(ts), which the engine does not derive from a range of ts: spelled out, a
+    // read skips the rest of the month's granules (a day of events under a filter, without the query
+    // condition cache: 68 → 24–28 ms of CPU; with it the cache had already skipped them).
+    const days = column === 'ts' ? ` AND toDate(ts) >= toDate(${from}) AND toDate(ts) <= toDate(${until})` : '';
+    return `(${column} >= ${from} AND ${column} < ${until}${days})`;
   });
   return `(${clauses.join(' OR ')})`;
 }
