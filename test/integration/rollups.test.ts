@@ -20,6 +20,9 @@ import { createWebsite, registerUser } from '../helpers/accounts';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventRow } from '../helpers/statsFixture';
 
+// Each comparison asks a few hundred questions twice; on a busy 2-core machine one test can take a minute.
+jest.setTimeout(120_000);
+
 const TZ = 'Europe/Berlin';
 let ctx: TestContext;
 let site: string;
@@ -407,7 +410,6 @@ describe('provisional rollups', () => {
   });
 
   it('reads a day raw once an event lands late for it, and rolls it up again', async () => {
-    jest.setTimeout(60_000);
     await insertBoth((websiteId) => [eventRow(websiteId, { visitor_id: 'late', session_id: 'late-1', country_code: 'DE', browser: 'Chrome', pathname: '/late', ts: '2026-04-05T10:00:00Z' })]);
     advanceClock(MARKS_MEMORY_MS);
     expect(await rollupPlan(ctx.clickhouse, rolled, TZ, startOfDay(parseDate('2026-04-05')!, TZ), endOf('2026-04-05'))).toBeUndefined();
