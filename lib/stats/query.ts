@@ -275,16 +275,27 @@ function rollupRows(columns: string, dim: string, plan: RollupPlan, d: Dimension
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = ${bindDim(params, dim)} AND ${rolledDaysSql(plan, params)}${onlyKeys('value', params)}${where}`;
 }
 
-/**
- * Rows of one dimension of the merged window over the plan's days, of one run (windowRun): visit dimensions
- * (`s:…`) from window_visits, the others from window_rollups_v2.
- */
-function windowRows(columns: string, dim: string, plan: RollupPlan, run: string, key: string, params: Record<string, unknown>, where = ''): string {
+/** The rows of one run (windowRun) of the merged window over the plan's days (binds wfirst, wlast, wrun). */
+function windowSql(plan: RollupPlan, run: string, params: Record<string, unknown>): string {
   params.wfirst = plan.firstDay;
   params.wlast = plan.lastDay;
   params.wrun = run;
+  return 'website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND run = {wrun:UInt64}';
+}
+
+/**
+ * Whether a window's sums may stand for the plan's days: not when a day between is read raw (its rolled
+ * sums would count twice; visitor sketches only union, so the window's sketches serve anyway).
+ */
+const windowSumsServe = (plan: RollupPlan) => plan.skipDays.length === 0;
+
+/**
+ * Rows of one dimension of a run of the merged window over the plan's days: visit dimensions (`s:…`) from
+ * window_visits, the others from window_rollups_v2.
+ */
+function windowRows(columns: string, dim: string, plan: RollupPlan, run: string, key: string, params: Record<string, unknown>, where = ''): string {
   return `SELECT ${key} AS k, ${columns} FROM ${dim.startsWith('s:') ? 'window_visits' : 'window_rollups_v2'}
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND dim = ${bindDim(params, dim)} AND run = {wrun:UInt64}${onlyKeys('value', params)}${where}`;
+      WHERE ${windowSql(plan, run, params)} AND dim = ${bindDim(params, dim)}${onlyKeys('value', params)}${where}`;
 }
 
 /**
@@ -371,13 +382,12 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
   const byDay = q.dimension === 'time:day';
   const timeDimension = q.dimension?.startsWith('time:') === true;
   // Merged windows (rollups.ts) answer a range total or breakdown over the plan's days with one row per
-  // value: sketches and sums. Sums only when no day between is read raw (its rolled sums would count twice;
-  // visitor sketches only union), and by day only the total's visitors.
+  // value: sketches and sums (see windowSumsServe); by day only the total's visitors.
   const run =
     plan && dims && (!timeDimension || (byDay && q.total === true && wantVisitors && !filtered))
       ? await windowRun(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay, plan.newestInRange)
       : undefined;
-  const windowSums = (dim: string) => run !== undefined && !timeDimension && plan!.skipDays.length === 0 && !WINDOW_DIMS_EXCLUDED.includes(dim);
+  const windowSums = (dim: string) => run !== undefined && !timeDimension && windowSumsServe(plan!) && !WINDOW_DIMS_EXCLUDED.includes(dim);
   if (!bySessions && q.metrics.some((m) => EVENT_METRICS.includes(m))) {
     const params: Record<string, unknown> = { ...base };
     // Filter on the page dimension means pageviews only: every other event has no page.
@@ -556,20 +566,15 @@ export async function runEventBreakdowns(
       GROUP BY GROUPING SETS (${columns.map((c) => `(${c})`).join(', ')}, ())`);
   }
   if (plan) {
-    // As in runStats: a window's sums serve when no day between is read raw, its sketches always.
     const run = await windowRun(clickhouse, q.websiteId, q.timeZone, plan.firstDay, plan.lastDay, plan.newestInRange);
-    const windowed = run !== undefined;
-    const sums = windowed && plan.skipDays.length === 0;
+    const sums = run !== undefined && windowSumsServe(plan);
     if (!sums) {
-      selects.push(`SELECT dim AS d, value AS k, ${windowed ? EMPTY_SKETCH : 'visitors'} AS v, pageviews AS pv, events AS ev FROM daily_rollups_v2
+      selects.push(`SELECT dim AS d, value AS k, ${run !== undefined ? EMPTY_SKETCH : 'visitors'} AS v, pageviews AS pv, events AS ev FROM daily_rollups_v2
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim IN {dims:Array(String)} AND ${rolledDaysSql(plan, params)}`);
     }
-    if (windowed) {
-      params.wfirst = plan.firstDay;
-      params.wlast = plan.lastDay;
-      params.wrun = run;
+    if (run !== undefined) {
       selects.push(`SELECT dim AS d, value AS k, visitors AS v, ${sums ? 'pageviews' : '0'} AS pv, ${sums ? 'events' : '0'} AS ev FROM window_rollups_v2
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND last = {wlast:Date} AND first = {wfirst:Date} AND dim IN {dims:Array(String)} AND run = {wrun:UInt64}`);
+      WHERE ${windowSql(plan, run, params)} AND dim IN {dims:Array(String)}`);
     }
   }
   // Window, rollups, raw: larger sketches first, as in runStats.
