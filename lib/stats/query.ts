@@ -162,6 +162,8 @@ export interface Window {
   end: number;
 }
 
+const DAY_MS = 86_400_000;
+
 /** The type of event and session timestamps, for bound parameters. */
 export const T = "DateTime64(3, 'UTC')";
 /** An empty visitor sketch, for rows that bring no visitors. */
@@ -182,8 +184,11 @@ function inWindows(column: string, windows: readonly Window[], params: Record<st
     // `events` is sorted by toDate(ts), which the engine does not derive from a range of ts: spelled out, a
     // read skips the rest of the month's granules (a day of events under a filter, without the query
     // condition cache: 68 → 24–28 ms of CPU; with it the cache had already skipped them).
-    const days = column === 'ts' ? ` AND toDate(ts) >= toDate(${from}) AND toDate(ts) <= toDate(${until})` : '';
-    return `(${column} >= ${from} AND ${column} < ${until}${days})`;
+    if (column !== 'ts') return `(${column} >= ${from} AND ${column} < ${until})`;
+    // A window of whole UTC days is a range of that key alone: no row's ts needs comparing (30 days read
+    // raw: ~10 % less store CPU). Other windows (a website's own midnights) compare ts as well.
+    if (w.start % DAY_MS === 0 && w.end % DAY_MS === 0) return `(toDate(ts) >= toDate(${from}) AND toDate(ts) < toDate(${until}))`;
+    return `(ts >= ${from} AND ts < ${until} AND toDate(ts) >= toDate(${from}) AND toDate(ts) <= toDate(${until}))`;
   });
   return `(${clauses.join(' OR ')})`;
 }
@@ -400,13 +405,16 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
     // (Not under filters: a day's visitors may span several `attrs` rows, so only sketches add up.)
     const dayCounts = wantVisitors && byDay && !filtered && (windowed || !q.total);
     const dailySketch = wantVisitors && !windowed && !dayCounts;
-    const raw = windows.length
-      ? `SELECT ${eventKey(q.dimension)} AS k, ${wantVisitors ? "uniqStateIf(visitor_id, visitor_id != '')" : EMPTY_SKETCH} AS v, 0 AS vn,
-          countIf(type = 'pageview') AS pv, count() AS ev
-      FROM events
-      WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND type IN ('pageview', 'event')${onlyPageviews}${filterSql(q.filters, params)}${onlyKeys(eventKey(q.dimension), params)}
-      GROUP BY k`
+    const rawRows = windows.length
+      ? `FROM events
+      WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND type IN ('pageview', 'event')${onlyPageviews}${filterSql(q.filters, params)}${onlyKeys(eventKey(q.dimension), params)}`
       : undefined;
+    const raw =
+      rawRows &&
+      `SELECT ${eventKey(q.dimension)} AS k, ${wantVisitors ? "uniqStateIf(visitor_id, visitor_id != '')" : EMPTY_SKETCH} AS v, 0 AS vn,
+          countIf(type = 'pageview') AS pv, count() AS ev
+      ${rawRows}
+      GROUP BY k`;
     const rolled =
       plan && dims && !sums
         ? rollupRows(
@@ -431,8 +439,17 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
             filtered ? attrsFilterSql(q.filters, params) : '',
           )
         : undefined;
+    // Read all raw, the visitors are counted where the rows are read, not as sketches merged a level up
+    // (a 30-day page breakdown under filters: ~7 % less store CPU). Not with a total: its grouping set
+    // would compute the key expression from default values, where the nested form gives it ''.
+    const allRaw = rawRows !== undefined && merged === undefined && rolled === undefined && !q.total;
     parts.push({
-      sql: `SELECT k, uniqMerge(v) AS vm, sum(vn) AS vs, sum(pv) AS pageviews, sum(ev) AS events FROM (
+      sql: allRaw
+        ? `SELECT ${eventKey(q.dimension)} AS k, ${wantVisitors ? "uniqIf(visitor_id, visitor_id != '')" : '0'} AS vm, 0 AS vs,
+          countIf(type = 'pageview') AS pageviews, count() AS events
+      ${rawRows}
+    ${groupBy}`
+        : `SELECT k, uniqMerge(v) AS vm, sum(vn) AS vs, sum(pv) AS pageviews, sum(ev) AS events FROM (
       ${union([merged, rolled, raw])}
     ) ${groupBy}`,
       params,

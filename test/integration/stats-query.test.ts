@@ -104,3 +104,31 @@ it('computes only the breakdown values asked for, each as the full breakdown has
   await expect(ask([])).resolves.toEqual([]);
   await expect(runStats(ctx.clickhouse, query({ dimension: 'time:day', keys: ['2026-03-29'] }))).rejects.toThrow(RangeError);
 });
+
+it('reads a range of whole UTC days by the day alone: the first and last millisecond in, the ones beside them out', async () => {
+  // A UTC website's ranges are whole days of the events' sort key, read without comparing ts (query.ts
+  // inWindows); rows a millisecond either side of 24-26 March must stay out, those on its edges in.
+  const site = randomUUID();
+  const rows = [
+    ['/before', 'b', '2026-03-23T23:59:59.999Z'],
+    ['/first', 'f', '2026-03-24T00:00:00.000Z'],
+    ['/last', 'l', '2026-03-26T23:59:59.999Z'],
+    ['/after', 'a', '2026-03-27T00:00:00.000Z'],
+  ].map(([pathname, v, ts]) => eventRow(site, { pathname, visitor_id: v, session_id: v, country_code: 'DE', ts }));
+  const packed = packEvents(rows);
+  await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+  const days = { start: Date.parse('2026-03-24T00:00:00Z'), end: Date.parse('2026-03-27T00:00:00Z') };
+  const ask = (over: Partial<StatsQuery>) =>
+    runStats(ctx.clickhouse, query({ websiteId: site, timeZone: 'UTC', ...days, metrics: ['visitors', 'pageviews'], ...over }));
+  expect(await ask({})).toEqual([{ key: '', values: { visitors: 2, pageviews: 2 } }]);
+  const byPage = [
+    { key: '/first', values: { visitors: 1, pageviews: 1 } },
+    { key: '/last', values: { visitors: 1, pageviews: 1 } },
+  ];
+  expect((await ask({ dimension: 'page' })).sort((a, b) => a.key.localeCompare(b.key))).toEqual(byPage);
+  const filtered = await ask({ dimension: 'page', filters: [{ key: 'country', operator: 'is', values: ['DE'] }] });
+  expect(filtered.sort((a, b) => a.key.localeCompare(b.key))).toEqual(byPage);
+  // A window of part days (a website's own midnights) compares ts: one hour later, /after is in, /first out.
+  const later = { start: days.start + 3_600_000, end: days.end + 3_600_000 };
+  expect((await ask({ ...later, dimension: 'page' })).map((r) => r.key).sort()).toEqual(['/after', '/last']);
+});
