@@ -96,8 +96,8 @@ const breakdownParams = (properties: readonly string[]) => ({
 const metricValue = z.number().nullable().openapi({ description: 'null when not computed (v1 with filters)' });
 const statsMeta = z.object({
   period: z.string(),
-  period_start: z.string().datetime(),
-  period_end: z.string().datetime(),
+  period_start: z.string().datetime().openapi({ description: 'The first instant of the period.' }),
+  period_end: z.string().datetime().openapi({ description: 'The instant the period ends, exclusive: the local midnight after its last day.' }),
   filters_applied: z.array(z.object({ key: z.enum(FILTER_KEYS), operator: z.enum(['is', 'is_not', 'contains']), values: z.array(z.string()) })),
   note: z.string().optional(),
 });

@@ -1,6 +1,6 @@
 // Stats API v1 parameters (spec "Stats API", DESIGN §3): one error code per failing request, checked in the
 // documented order — site_id, period, metrics, property, metric names, property name, period value, custom
-// syntax, custom length, interval, then limit/page and filters.
+// syntax, custom length, interval, then limit/page and filters. A parameter given twice is refused first.
 import { checkPeriod, INTERVALS, intervalAllowed, MAX_CUSTOM_DAYS, PERIODS, type Interval, type PeriodError } from './period';
 import { parseDate, type LocalDate } from './time';
 
@@ -64,7 +64,10 @@ function fail(code: string, message: string): { error: StatsParamError } {
   return { error: { code, message } };
 }
 
-const single = (v: unknown): string | undefined => (typeof v === 'string' ? v : Array.isArray(v) ? undefined : undefined);
+const single = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The query parameters the Stats endpoints read; each may be given once. */
+const PARAMETERS = ['site_id', 'period', 'date', 'metrics', 'property', 'interval', 'limit', 'page', 'filters', 'compare'] as const;
 
 function positiveInt(raw: string | undefined, name: string, min: number, max: number, fallback: number): number | StatsParamError {
   if (raw === undefined) return fallback;
@@ -110,7 +113,8 @@ export function parseJsonFilters(raw: string): Filter[] | StatsParamError {
     if (!(FILTER_KEYS as readonly string[]).includes(key)) {
       return { code: 'UNKNOWN_FILTER_KEY', message: `unknown filter key "${key.slice(0, 50)}"; use one of ${FILTER_KEYS.join(', ')}` };
     }
-    if (!Array.isArray(values) || values.length === 0 || values.length > 100 || values.some((v) => typeof v !== 'string' || v.length > 500)) {
+    if (Array.isArray(values) && values.length === 0) return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has no value` };
+    if (!Array.isArray(values) || values.length > 100 || values.some((v) => typeof v !== 'string' || v.length > 500)) {
       return { code: 'VALIDATION_ERROR', message: `filter ${key} needs 1 to 100 string values` };
     }
     if ((values as string[]).some((v) => v.trim() === '')) return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has an empty value` };
@@ -125,6 +129,10 @@ export function parseStatsParams(
   endpoint: StatsEndpoint,
   version: StatsVersion = 'v1',
 ): StatsParams | { error: StatsParamError } {
+  // A parameter given twice (or as a nested object) is refused before anything else: reading one of the
+  // copies would answer a question the client may not have asked (say, without its filters).
+  const repeated = PARAMETERS.find((name) => query[name] !== undefined && typeof query[name] !== 'string');
+  if (repeated) return fail('VALIDATION_ERROR', `${repeated} must be given once, as a plain value`);
   const siteId = single(query.site_id);
   const period = single(query.period);
   const metricsRaw = single(query.metrics);
@@ -172,6 +180,7 @@ export function parseStatsParams(
 
   const compareRaw = version === 'v2' ? single(query.compare) : undefined;
   if (compareRaw !== undefined && compareRaw !== 'previous_period') return fail('VALIDATION_ERROR', 'compare must be previous_period');
+  if (compareRaw !== undefined && endpoint !== 'aggregate') return fail('VALIDATION_ERROR', 'compare is available on aggregate only');
 
   return {
     siteId: siteId.toLowerCase(),

@@ -142,6 +142,16 @@ describe('v2', () => {
     });
     expect(res.body.data.meta.compare).toEqual({ period_start: '2026-03-28T00:00:00.000Z', period_end: '2026-03-28T23:00:00.000Z' });
     expect((await get2(`aggregate?${q({ period: 'day', metrics: 'visitors', compare: 'last_year' })}`)).body.error.code).toBe('VALIDATION_ERROR');
+    const onTimeseries = await get2(`timeseries?${q({ period: 'day', metrics: 'visitors', compare: 'previous_period' })}`);
+    expect([onTimeseries.status, onTimeseries.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+  });
+
+  it('refuses a parameter given twice instead of answering for one copy of it', async () => {
+    // Unfiltered, this day has 2 visitors; reading either copy alone would answer 1 or 2 without a word.
+    const twice = await get2(`aggregate?${q({ period: 'day', date: '2026-03-29', metrics: 'visitors' })}&filters=${encodeURIComponent(JSON.stringify([['is', 'country', ['US']]]))}&filters=${encodeURIComponent(JSON.stringify([['is', 'country', ['DE']]]))}`);
+    expect(twice.status).toBe(400);
+    expect(twice.body.error.code).toBe('VALIDATION_ERROR');
+    expect(twice.body.error.message).toMatch(/filters/);
   });
 
   it('timeseries under a filter computes session metrics per local hour', async () => {

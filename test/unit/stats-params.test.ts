@@ -72,3 +72,39 @@ describe('Stats v1 parameters', () => {
     expect('error' in r ? r.error : r.metrics).toEqual(['pageviews', 'visitors']);
   });
 });
+
+describe('parameters given more than once, and v2 specifics', () => {
+  const v2 = (q: Record<string, unknown>, endpoint: 'aggregate' | 'timeseries' | 'breakdown' = 'aggregate') => {
+    const r = parseStatsParams(q, endpoint, 'v2');
+    return 'error' in r ? r.error.code : 'OK';
+  };
+
+  it('refuses a repeated or nested parameter with VALIDATION_ERROR before any other check, never reading one copy', () => {
+    // Express parses `filters=a&filters=b` into an array and `filters[x]=a` into an object.
+    expect(code({ ...base, filters: ['country==US', 'browser==Chrome'] })).toBe('VALIDATION_ERROR');
+    expect(code({ ...base, filters: { x: 'country==US' } })).toBe('VALIDATION_ERROR');
+    expect(code({ site_id: [SITE, SITE] })).toBe('VALIDATION_ERROR');
+    expect(code({ ...base, metrics: ['visitors', 'pageviews'] })).toBe('VALIDATION_ERROR');
+    expect(code({ ...base, date: ['2026-03-29', '2026-03-30'] })).toBe('VALIDATION_ERROR');
+    expect(code({ ...base, property: 'visit:os', limit: ['10', '20'] }, 'breakdown')).toBe('VALIDATION_ERROR');
+    const r = parseStatsParams({ ...base, filters: ['country==US'] }, 'aggregate');
+    expect('error' in r && r.error.message).toMatch(/filters must be given once/);
+    // Parameters the endpoints do not read are not checked.
+    expect(code({ ...base, utm: ['a', 'b'] })).toBe('OK');
+  });
+
+  it('takes compare on aggregate only', () => {
+    expect(v2({ ...base, compare: 'previous_period' })).toBe('OK');
+    expect(v2({ ...base, compare: 'previous_period' }, 'timeseries')).toBe('VALIDATION_ERROR');
+    expect(v2({ ...base, property: 'visit:os', compare: 'previous_period' }, 'breakdown')).toBe('VALIDATION_ERROR');
+    expect(v2({ ...base, compare: 'last_year' })).toBe('VALIDATION_ERROR');
+  });
+
+  it('names a JSON filter without values EMPTY_FILTER_VALUE, like the v1 grammar', () => {
+    expect(v2({ ...base, filters: '[["is","country",[]]]' })).toBe('EMPTY_FILTER_VALUE');
+    expect(v2({ ...base, filters: '[["is","country",[""]]]' })).toBe('EMPTY_FILTER_VALUE');
+    expect(v2({ ...base, filters: '[["is","country","US"]]' })).toBe('VALIDATION_ERROR');
+    expect(v2({ ...base, filters: '[["is","planet",[]]]' })).toBe('UNKNOWN_FILTER_KEY');
+    expect(v2({ ...base, filters: '[["is","country",["US"]]]' })).toBe('OK');
+  });
+});
