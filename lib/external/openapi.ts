@@ -85,7 +85,7 @@ const v2Extras = {
     param: { description: `v1 syntax, or a JSON array of [operator (is, is_not, contains), key, [values]]. Keys: ${FILTER_KEYS.join(', ')}.` },
     example: '[["is","country",["US","DE"]],["contains","page",["/blog"]]]',
   }),
-  compare: z.enum(['previous_period']).optional().openapi({ param: { description: 'Aggregate only: adds change (%) against the previous period of the same length.' } }),
+  compare: z.enum(['previous_period']).optional().openapi({ param: { description: 'Aggregate only: adds change (%) against the period before: the previous calendar month(s) for month, 6mo and 12mo, otherwise as many whole days ending the day before.' } }),
 };
 const interval = z.enum(INTERVALS).optional().openapi({ default: 'day', param: { description: 'hour needs period day; month needs month, 6mo, 12mo or custom.' } });
 const breakdownParams = (properties: readonly string[]) => ({

@@ -4,7 +4,7 @@
 // truly, and can compare with the previous period.
 import type { ClickHouseClient } from '../clickhouse/client';
 import type { Filter, Metric, Property, StatsEndpoint, StatsParams, StatsVersion } from './params';
-import { bucketLabels, resolvePeriod, type ResolvedPeriod } from './period';
+import { bucketLabels, previousPeriod, resolvePeriod, type ResolvedPeriod } from './period';
 import { byMetricDesc, runStats, type Dimension, type MetricValues, type StatsRow } from './query';
 import { today } from './time';
 
@@ -93,10 +93,9 @@ export async function statsResponse(
     const [row] = metrics.length ? await runStats(clickhouse, { ...base, metrics }) : [];
     const values = rules.present(params.metrics, row?.values);
     let previous: Record<string, number | null> | undefined;
-    if (params.compare === 'previous_period') {
-      // The same length of time just before: a period that ends where this one starts.
-      const length = period.end - period.start;
-      const [prev] = metrics.length ? await runStats(clickhouse, { ...base, start: period.start - length, end: period.start, metrics }) : [];
+    const before = params.compare === 'previous_period' ? previousPeriod(period, website.timezone) : undefined;
+    if (before) {
+      const [prev] = metrics.length ? await runStats(clickhouse, { ...base, start: before.start, end: before.end, metrics }) : [];
       previous = rules.present(params.metrics, prev?.values);
     }
     return {
@@ -105,7 +104,7 @@ export async function statsResponse(
       ),
       meta: {
         ...periodMeta(period, params.filters, rules.note),
-        ...(previous ? { compare: { period_start: new Date(2 * period.start - period.end).toISOString(), period_end: new Date(period.start).toISOString() } } : {}),
+        ...(before ? { compare: { period_start: new Date(before.start).toISOString(), period_end: new Date(before.end).toISOString() } } : {}),
       },
     };
   }

@@ -49,7 +49,7 @@ export interface StatsParams {
   limit: number;
   page: number;
   filters: Filter[];
-  /** v2: also compute the previous period of the same length. */
+  /** v2, aggregate: also compute the period before (previousPeriod in period.ts). */
   compare?: 'previous_period';
 }
 

@@ -68,6 +68,18 @@ export function resolvePeriod(period: string, anchor: LocalDate, timeZone: strin
   return { period, first, last, start: startOfDay(first, timeZone), end: startOfDay(addDays(last, 1), timeZone) };
 }
 
+/**
+ * The period a `compare=previous_period` question compares with, in whole local days: the calendar months
+ * just before for `month`, `6mo` and `12mo`; otherwise as many days as the period has, ending the day before
+ * it starts. Local midnights bound it, so a day shortened by a DST change is compared with the whole day before.
+ */
+export function previousPeriod(p: ResolvedPeriod, timeZone: string): ResolvedPeriod {
+  const months = { month: 1, '6mo': 6, '12mo': 12 }[p.period];
+  const last = addDays(p.first, -1);
+  const first = months ? addMonths(p.first, -months) : addDays(p.first, -(daysBetween(p.first, p.last) + 1));
+  return { period: p.period, first, last, start: startOfDay(first, timeZone), end: startOfDay(p.first, timeZone) };
+}
+
 /** Whether an interval may be used with a period (spec: hour only with day; month with 6mo, 12mo, month, custom). */
 export function intervalAllowed(interval: Interval, period: string): boolean {
   if (interval === 'hour') return period === 'day';

@@ -132,7 +132,8 @@ describe('v2', () => {
   });
 
   it('compares with the previous period of the same length', async () => {
-    // 29 March is 23 h long, so the previous period is 00:00Z–23:00Z on the 28th: A1 (2 pageviews, 600 s).
+    // The previous period is the whole local day before, 28 March (23:00Z on the 27th to 23:00Z on the 28th):
+    // A1 (2 pageviews, 600 s).
     const res = await get2(`aggregate?${q({ period: 'day', date: '2026-03-29', metrics: 'visitors,pageviews,visit_duration,bounce_rate', compare: 'previous_period' })}`);
     expect(res.body.data.results).toEqual({
       visitors: { value: 2, change: 100 },
@@ -140,7 +141,7 @@ describe('v2', () => {
       visit_duration: { value: 640, change: 7 },
       bounce_rate: { value: 33, change: null },
     });
-    expect(res.body.data.meta.compare).toEqual({ period_start: '2026-03-28T00:00:00.000Z', period_end: '2026-03-28T23:00:00.000Z' });
+    expect(res.body.data.meta.compare).toEqual({ period_start: '2026-03-27T23:00:00.000Z', period_end: '2026-03-28T23:00:00.000Z' });
     expect((await get2(`aggregate?${q({ period: 'day', metrics: 'visitors', compare: 'last_year' })}`)).body.error.code).toBe('VALIDATION_ERROR');
     const onTimeseries = await get2(`timeseries?${q({ period: 'day', metrics: 'visitors', compare: 'previous_period' })}`);
     expect([onTimeseries.status, onTimeseries.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
