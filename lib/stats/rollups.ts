@@ -8,7 +8,7 @@
 // job rolls it up again. Visits still getting events after a day closes are counted as they stood then.
 import { selectRows, type ClickHouseClient } from '../clickhouse/client';
 import { renderClickHouseSql } from '../db/migrate';
-import { ATTRIBUTE_VALUES, EMPTY_SKETCH, SCORE_COLUMNS, sessionFold, T, VALUE_SCORE_SQL, type Window } from './query';
+import { ATTRIBUTE_VALUES, customEventsJoin, EMPTY_SKETCH, eventColumn, SCORE_COLUMNS, sessionFold, T, VALUE_SCORE_SQL, VISIT_KEYS, visitJoin, type Window } from './query';
 import { addDays, daysBetween, formatDate, parseDate, startOfDay, today, type LocalDate } from './time';
 
 export const RAW_TAIL_MS = 26 * 3600_000;
@@ -256,15 +256,16 @@ const COLUMNS = 'website_id, tz, date, dim, value, visitors, visitors_n, pagevie
 /**
  * Event columns by which event metrics are rolled up ('' = totals; page counts pageviews only; `attrs` an
  * event's country, browser, os and device as one JSON array, also kept in the row's a_* columns for filters:
- * ATTRIBUTE_KEYS in query.ts). A function: query.ts, which this module imports, imports this module too.
+ * ATTRIBUTE_KEYS in query.ts; source and utm_* the event's visit's, through visitJoin). A function: query.ts, which
+ * this module imports, imports this module too.
  */
 const eventDims = () => `[('', ''), ('page', pathname), ('country', toString(country_code)), ('device', toString(device_type)),
-  ('browser', toString(browser)), ('os', toString(os)), ('source', toString(source_name)), ('utm_source', toString(utm_source)),
-  ('utm_medium', toString(utm_medium)), ('utm_campaign', toString(utm_campaign)), ('attrs', toJSONString([${ATTRIBUTE_VALUES.join(', ')}]))]`;
+  ('browser', toString(browser)), ('os', toString(os)), ${VISIT_KEYS.map((k) => `('${k}', ${eventColumn(k)})`).join(', ')},
+  ('attrs', toJSONString([${ATTRIBUTE_VALUES.join(', ')}]))]`;
 /** A visit's values by which session metrics are rolled up (the same expressions the query model folds). */
 const SESSION_VALUES = `argMinMerge(entry_page) AS entry, argMaxMerge(exit_page) AS exit_, any(country_code) AS country, any(device_type) AS device,
   any(browser) AS br, any(os) AS os_, argMinMerge(source_name) AS src, argMinMerge(utm_source) AS us, argMinMerge(utm_medium) AS um,
-  argMinMerge(utm_campaign) AS uc, sum(events) AS ev, any(visitor_id) AS visitor, max(expire_at) AS exp`;
+  argMinMerge(utm_campaign) AS uc, any(visitor_id) AS visitor, max(expire_at) AS exp`;
 const SESSION_DIMS = `[('s:', ''), ('s:entry_page', entry), ('s:exit_page', exit_), ('s:country', toString(country)), ('s:device', toString(device)),
   ('s:browser', toString(br)), ('s:os', toString(os_)), ('s:source', src), ('s:utm_source', us), ('s:utm_medium', um), ('s:utm_campaign', uc)]`;
 /** Markers outlive any plan's retention: a day's marker only says the day was computed. */
@@ -324,18 +325,18 @@ export async function computeRollups(
   // needs every column named alike in every branch: `row` names them.
   const row = (values: string[]) => values.map((v, i) => `${v} AS c${i}`).join(', ');
   const NONE = ["''", "''", "''", "''"];
+  // Every read below covers the same window, so they share its bound parameters.
+  const params: Record<string, unknown> = { ...base };
   const events = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(ts, {tz:String})', 'd.1', 'd.2', "uniqStateIf(visitor_id, visitor_id != '')",
     "uniqIf(visitor_id, visitor_id != '')", "countIf(type = 'pageview')", 'count()', '0', '0', '0', 'toFloat64(0)', '0', 'max(expire_at)', '{version:UInt64}',
     ...ATTRIBUTE_VALUES.map((v) => `any(if(d.1 = 'attrs', ${v}, ''))`)])}
-      FROM events ARRAY JOIN ${eventDims()} AS d
+      FROM events${visitJoin(VISIT_KEYS, [window], params)} ARRAY JOIN ${eventDims()} AS d
       WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} AND type IN ('pageview', 'event') AND (d.1 != 'page' OR type = 'pageview')
       GROUP BY c2, c3, c4`;
-  // Every fold below reads the same window, so they share its bound parameters.
-  const params: Record<string, unknown> = { ...base };
   const visits = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(s, {tz:String})', 'd.1', 'd.2', "uniqStateIf(visitor, visitor != '')",
-    "uniqIf(visitor, visitor != '')", 'sum(pv)', 'sum(ev)', 'count()', 'countIf(pv = 1 AND it = 0)', "toUInt64(sum(dateDiff('second', s, e)))",
+    "uniqIf(visitor, visitor != '')", 'sum(pv)', 'sum(pv + ce)', 'count()', 'countIf(pv = 1 AND it = 0)', "toUInt64(sum(dateDiff('second', s, e)))",
     `toFloat64(sum(${VALUE_SCORE_SQL}))`, 'count()', 'max(exp)', '{version:UInt64}', ...NONE])}
-      FROM (${sessionFold(`${SCORE_COLUMNS}, ${SESSION_VALUES}`, [], [window], params)}) ARRAY JOIN ${SESSION_DIMS} AS d
+      FROM (${sessionFold(`${SCORE_COLUMNS}, ${SESSION_VALUES}`, [], [window], params)}) AS f${customEventsJoin([window], params)} ARRAY JOIN ${SESSION_DIMS} AS d
       GROUP BY c2, c3, c4`;
   // A visit counts for every page it viewed, up to a day after its day (it may run on past midnight).
   const pageScores = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(f.s, {tz:String})', "'page_scores'", 'page', EMPTY_SKETCH, '0', '0', '0', '0', '0', '0',

@@ -77,11 +77,13 @@ function generate(websiteId: string): EventRow[] {
     let t = t0;
     for (let k = 0; k < steps; k++) {
       const switched = mixed && k > 0 ? { country_code: pick(['DE', 'US', 'FR']), browser: pick(['Chrome', 'Safari']) } : {};
-      rows.push(eventRow(websiteId, { ...common, ...switched, pathname: pick(['/', '/a', '/b', '/c', '/pricing']), ts: new Date(t).toISOString() }));
+      // A pageview after the first is reached from inside the site: stored with no source or utm values of its own.
+      const inside = k > 0 ? { source_name: 'Direct / None', utm_source: '', utm_medium: '', utm_campaign: '' } : {};
+      rows.push(eventRow(websiteId, { ...common, ...switched, ...inside, pathname: pick(['/', '/a', '/b', '/c', '/pricing']), ts: new Date(t).toISOString() }));
       t += Math.floor(rand() * 20 * 60_000);
     }
     const extra = rand();
-    if (extra < 0.2) rows.push(eventRow(websiteId, { ...common, type: 'event', name: 'Signup', pathname: '', ts: new Date(t).toISOString() }));
+    if (extra < 0.2) rows.push(eventRow(websiteId, { ...common, type: 'event', name: 'Signup', pathname: '', source_name: '', ts: new Date(t).toISOString() }));
     else if (extra < 0.35) rows.push(eventRow(websiteId, { ...common, type: 'engagement', engagement_ms: Math.floor(rand() * 300_000), ts: new Date(t).toISOString() }));
     else if (extra < 0.45) rows.push(eventRow(websiteId, { ...common, type: 'goal', name: 'Trial', ts: new Date(t).toISOString() }));
     else if (extra < 0.5) rows.push(eventRow(websiteId, { ...common, type: 'identify', ts: new Date(t).toISOString() }));

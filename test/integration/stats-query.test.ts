@@ -132,3 +132,68 @@ it('reads a range of whole UTC days by the day alone: the first and last millise
   const later = { start: days.start + 3_600_000, end: days.end + 3_600_000 };
   expect((await ask({ ...later, dimension: 'page' })).map((r) => r.key).sort()).toEqual(['/after', '/last']);
 });
+
+describe('a visit’s source and utm values, and its events', () => {
+  // G1 (visitor X) lands from Google with utm values on /home, views /p by a link inside the site (stored
+  // with no source of its own: Direct / None, no utm), sends Signup and an engagement event. D1 (visitor Y)
+  // comes direct: /home, /p. A server pageview with no session (visitor Z) keeps its own source, Bing; a
+  // session E1 (visitor W) with a custom event only has no visit, so no visit values: ''.
+  const site = randomUUID();
+  const at = (minute: number) => new Date(Date.parse('2026-03-24T10:00:00Z') + minute * 60_000).toISOString();
+  const google = { source_name: 'Google', utm_source: 'google', utm_medium: 'cpc', utm_campaign: 'spring' };
+  const period = () => resolvePeriod('day', parseDate('2026-03-24')!, TZ) as ResolvedPeriod;
+  const ask = (over: Partial<StatsQuery>) => runStats(ctx.clickhouse, query({ websiteId: site, start: period().start, end: period().end, ...over }));
+  const byKey = (rows: { key: string }[]) => [...rows].sort((a, b) => a.key.localeCompare(b.key));
+
+  beforeAll(async () => {
+    const X = { visitor_id: 'X', session_id: 'G1' };
+    const Y = { visitor_id: 'Y', session_id: 'D1' };
+    const packed = packEvents([
+      eventRow(site, { ...X, ...google, pathname: '/home', ts: at(0) }),
+      eventRow(site, { ...X, pathname: '/p', referrer_domain: 'shop.example.com', ts: at(1) }),
+      eventRow(site, { ...X, type: 'event', name: 'Signup', pathname: '', source_name: '', ts: at(2) }),
+      eventRow(site, { ...X, type: 'engagement', engagement_ms: 20_000, pathname: '/p', source_name: '', ts: at(3) }),
+      eventRow(site, { ...Y, pathname: '/home', ts: at(10) }),
+      eventRow(site, { ...Y, pathname: '/p', ts: at(11) }),
+      eventRow(site, { visitor_id: 'Z', session_id: '', source_name: 'Bing', pathname: '/home', ts: at(20) }),
+      eventRow(site, { visitor_id: 'W', session_id: 'E1', type: 'event', name: 'Signup', pathname: '', source_name: 'Twitter', ts: at(30) }),
+    ]);
+    await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+  });
+
+  it('counts every event of a visit under the visit’s source, an event without a session under its own', async () => {
+    const metrics: StatsQuery['metrics'] = ['visitors', 'pageviews', 'events', 'visits'];
+    expect(byKey(await ask({ dimension: 'source', metrics }))).toEqual([
+      { key: '', values: { visitors: 1, pageviews: 0, events: 1, visits: 0 } },
+      { key: 'Bing', values: { visitors: 1, pageviews: 1, events: 1, visits: 0 } },
+      { key: 'Direct / None', values: { visitors: 1, pageviews: 2, events: 2, visits: 1 } },
+      { key: 'Google', values: { visitors: 1, pageviews: 2, events: 3, visits: 1 } },
+    ]);
+    expect(byKey(await ask({ dimension: 'utm_campaign', metrics }))).toEqual([
+      { key: '', values: { visitors: 3, pageviews: 3, events: 4, visits: 1 } },
+      { key: 'spring', values: { visitors: 1, pageviews: 2, events: 3, visits: 1 } },
+    ]);
+  });
+
+  it('filters by the visit’s source: a pageview reached inside a Google visit is not Direct / None', async () => {
+    const metrics: StatsQuery['metrics'] = ['visitors', 'pageviews', 'events', 'visits', 'bounce_rate'];
+    const direct: StatsQuery['filters'] = [{ key: 'source', operator: 'is', values: ['Direct / None'] }];
+    expect(await ask({ metrics, filters: direct })).toEqual([{ key: '', values: { visitors: 1, pageviews: 2, events: 2, visits: 1, bounce_rate: 0 } }]);
+    expect(byKey(await ask({ dimension: 'page', metrics: ['visitors', 'pageviews'], filters: [{ key: 'utm_medium', operator: 'is', values: ['cpc'] }] }))).toEqual([
+      { key: '/home', values: { visitors: 1, pageviews: 1 } },
+      { key: '/p', values: { visitors: 1, pageviews: 1 } },
+    ]);
+    expect(await ask({ metrics: ['visitors', 'pageviews', 'visits'], filters: [{ key: 'source', operator: 'is_not', values: ['Google', 'Direct / None'] }] })).toEqual([
+      { key: '', values: { visitors: 2, pageviews: 1, visits: 0 } },
+    ]);
+    expect(await ask({ metrics: ['visitors', 'events'], filters: [{ key: 'source', operator: 'contains', values: ['twit', 'goog'] }] })).toEqual([
+      { key: '', values: { visitors: 1, events: 3 } },
+    ]);
+  });
+
+  it('gives entry and exit pages their visits’ pageviews and custom events as events, not engagement', async () => {
+    const metrics: StatsQuery['metrics'] = ['visitors', 'pageviews', 'events', 'visits'];
+    expect(await ask({ dimension: 'entry_page', metrics })).toEqual([{ key: '/home', values: { visitors: 2, pageviews: 4, events: 5, visits: 2 } }]);
+    expect(await ask({ dimension: 'exit_page', metrics })).toEqual([{ key: '/p', values: { visitors: 2, pageviews: 4, events: 5, visits: 2 } }]);
+  });
+});
