@@ -90,8 +90,47 @@ function visitKeysOf(dimensions: readonly (string | undefined)[]): VisitKey[] {
 }
 
 /** Sessions begun in the windows widened by a day on both sides: those an event of the windows can belong to. */
-function visitsAround(windows: readonly Window[], params: Record<string, unknown>): string {
-  return `FROM sessions WHERE website_id = {w:UUID} AND ${inWindows('start_ts', windows, params, 'around')} GROUP BY session_id`;
+function visitsAround(windows: readonly Window[], params: Record<string, unknown>, prefix = 'w'): string {
+  return `FROM sessions WHERE website_id = {w:UUID} AND ${inWindows('start_ts', windows, params, 'around', prefix)} GROUP BY session_id`;
+}
+
+/**
+ * Where a read of a range finds its sessions' visit values (for visit-key filters): the rolled-up days of
+ * `plan` from `visit_values` (the rollup job keeps each day's), and the sessions around the rest of the range
+ * (its raw windows and its two edges, each widened by a day) folded from `sessions`; without a plan, the
+ * sessions around the read's windows.
+ */
+export interface VisitSource {
+  range: Window;
+  plan?: RollupPlan;
+}
+
+/** The sessions whose visit value matches filter i (is_not: the value is one of its values). */
+function visitSetSql(f: Filter, i: number, visits: VisitSource, params: Record<string, unknown>): string {
+  const column = FILTER_COLUMNS[f.key];
+  const folded = (windows: readonly Window[], prefix: string) =>
+    `SELECT session_id ${visitsAround(windows, params, prefix)} HAVING ${condition(f, i, `argMinMerge(${column})`, params, false)}`;
+  if (!visits.plan) return folded([visits.range], 'v');
+  const { range, plan } = visits;
+  const edges = [{ start: range.start, end: range.start }, ...plan.rawWindows, { start: range.end, end: range.end }];
+  return `SELECT session_id FROM visit_values
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND ${rolledDaysSql(plan, params)} AND ${condition(f, i, column, params, false)}
+      UNION ALL
+      ${folded(edges, 'v')}`;
+}
+
+/** A query's VisitSource: the rollups' plan of its range when it filters on a visit key. */
+async function visitSource(clickhouse: ClickHouseClient, q: Pick<StatsQuery, 'websiteId' | 'timeZone' | 'start' | 'end' | 'filters'>): Promise<VisitSource> {
+  const range = { start: q.start, end: q.end };
+  if (!q.filters.some((f) => isVisitKey(f.key))) return { range };
+  return { range, plan: await rollupPlan(clickhouse, q.websiteId, q.timeZone, q.start, q.end) };
+}
+
+/** ` AND …` conditions selecting the sessions (column session_id) that the visit-key filters select. */
+function visitFilterSql(filters: readonly Filter[], visits: VisitSource, params: Record<string, unknown>): string {
+  return filters
+    .map((f, i) => (isVisitKey(f.key) ? ` AND session_id ${f.operator === 'is_not' ? 'NOT IN' : 'IN'} (${visitSetSql(f, i, visits, params)})` : ''))
+    .join('');
 }
 
 /**
@@ -190,19 +229,19 @@ function filterSql(filters: readonly Filter[], params: Record<string, unknown>, 
 }
 
 /**
- * The filters as ` AND …` conditions on `events` rows of the windows. A visit key selects the events of the
- * sessions whose visit value matches (a set from visitsAround: measured 3.7× cheaper than joining every
- * event's visit value, 30 days raw), an event without a session by its own value.
+ * The filters as ` AND …` conditions on `events` rows. A visit key selects the events of the sessions whose
+ * visit value matches (a set, visitSetSql: measured 3.7× cheaper than joining every event's visit value, 30
+ * days raw), an event without a session by its own value; `visitKeys: false` leaves visit keys out.
  */
-function eventFilterSql(filters: readonly Filter[], windows: readonly Window[], params: Record<string, unknown>, visitKeys = true): string {
-  return filters
-    .map((f, i) => {
-      if (!isVisitKey(f.key)) return ` AND ${condition(f, i, FILTER_COLUMNS[f.key], params)}`;
-      if (!visitKeys) return '';
-      const visits = `SELECT session_id ${visitsAround(windows, params)} HAVING ${condition(f, i, `argMinMerge(${FILTER_COLUMNS[f.key]})`, params, false)}`;
-      return ` AND if(session_id = '', ${condition(f, i, `toString(${FILTER_COLUMNS[f.key]})`, params)}, session_id ${f.operator === 'is_not' ? 'NOT IN' : 'IN'} (${visits}))`;
-    })
-    .join('');
+function eventFilterSql(filters: readonly Filter[], visits: VisitSource, params: Record<string, unknown>, visitKeys = true): string {
+  const own = filters.map((f, i) => (isVisitKey(f.key) ? '' : ` AND ${condition(f, i, FILTER_COLUMNS[f.key], params)}`));
+  // Last: a condition on a row's own column first leaves fewer rows to look up in the sets.
+  const byVisit = filters.map((f, i) =>
+    isVisitKey(f.key) && visitKeys
+      ? ` AND if(session_id = '', ${condition(f, i, `toString(${FILTER_COLUMNS[f.key]})`, params)}, session_id ${f.operator === 'is_not' ? 'NOT IN' : 'IN'} (${visitSetSql(f, i, visits, params)}))`
+      : '',
+  );
+  return [...own, ...byVisit].join('');
 }
 
 /**
@@ -236,13 +275,13 @@ export const EMPTY_SKETCH = "arrayReduce('uniqState', CAST([], 'Array(String)'))
  * sides for session parts (a session that began earlier must be seen whole to be placed right), after the
  * end only for a visit's events (they follow its start, and may run on past the window).
  */
-function inWindows(column: string, windows: readonly Window[], params: Record<string, unknown>, widen: 'none' | 'around' | 'after' = 'none'): string {
+function inWindows(column: string, windows: readonly Window[], params: Record<string, unknown>, widen: 'none' | 'around' | 'after' = 'none', prefix = 'w'): string {
   const clauses = windows.map((w, i) => {
-    params[`w${i}a`] = w.start / 1000;
-    params[`w${i}b`] = w.end / 1000;
+    params[`${prefix}${i}a`] = w.start / 1000;
+    params[`${prefix}${i}b`] = w.end / 1000;
     const before = widen === 'around' ? ' - INTERVAL 1 DAY' : '';
     const after = widen === 'none' ? '' : ' + INTERVAL 1 DAY';
-    const [from, until] = [`{w${i}a:${T}}${before}`, `{w${i}b:${T}}${after}`];
+    const [from, until] = [`{${prefix}${i}a:${T}}${before}`, `{${prefix}${i}b:${T}}${after}`];
     // `events` is sorted by toDate(ts), which the engine does not derive from a range of ts: spelled out, a
     // read skips the rest of the month's granules (a day of events under a filter, without the query
     // condition cache: 68 → 24–28 ms of CPU; with it the cache had already skipped them).
@@ -256,20 +295,16 @@ function inWindows(column: string, windows: readonly Window[], params: Record<st
 }
 
 /**
- * Under filters, session metrics count the sessions that hold a pageview matching every filter on an event's
- * own fields (pageviews carry all of a visit's), and whose visit values match the visit-key filters
- * (visitHavingSql, on the fold itself).
+ * Under filters, session metrics count the sessions whose visit values match the visit-key filters and that
+ * hold a pageview matching every other filter (pageviews carry all of a visit's fields).
  */
-function sessionFilterSql(filters: readonly Filter[], windows: readonly Window[], params: Record<string, unknown>): string {
-  if (!filters.some((f) => !isVisitKey(f.key))) return '';
-  return ` AND session_id IN (
+function sessionFilterSql(filters: readonly Filter[], windows: readonly Window[], visits: VisitSource, params: Record<string, unknown>): string {
+  const byPageview = filters.some((f) => !isVisitKey(f.key))
+    ? ` AND session_id IN (
     SELECT session_id FROM events
-    WHERE website_id = {w:UUID} AND type = 'pageview' AND ${inWindows('ts', windows, params, 'after')}${eventFilterSql(filters, windows, params, false)})`;
-}
-
-/** The visit-key filters as ` AND …` conditions on a fold of `sessions`. */
-function visitHavingSql(filters: readonly Filter[], params: Record<string, unknown>): string {
-  return filters.map((f, i) => (isVisitKey(f.key) ? ` AND ${condition(f, i, `argMinMerge(${FILTER_COLUMNS[f.key]})`, params)}` : '')).join('');
+    WHERE website_id = {w:UUID} AND type = 'pageview' AND ${inWindows('ts', windows, params, 'after')}${eventFilterSql(filters, visits, params, false)})`
+    : '';
+  return `${byPageview}${visitFilterSql(filters, visits, params)}`;
 }
 
 const EVENT_METRICS: readonly ModelMetric[] = ['visitors', 'pageviews', 'events'];
@@ -290,12 +325,18 @@ export const SCORE_COLUMNS = 'sum(engagement_ms) AS eng, sum(goals) AS goals, ma
  * out the sessions begun the day before by a NOT IN set of their ids instead of folding that day was
  * measured slower: 32 vs 19 ms for a 26-hour tail, 53 vs 39 with entry pages and sources.)
  */
-export function sessionFold(columns: string, filters: readonly Filter[], windows: readonly Window[], params: Record<string, unknown>): string {
+export function sessionFold(
+  columns: string,
+  filters: readonly Filter[],
+  windows: readonly Window[],
+  params: Record<string, unknown>,
+  visits: VisitSource = { range: windows[0] },
+): string {
   return `SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it${columns ? `, ${columns}` : ''}
         FROM sessions
-        WHERE website_id = {w:UUID} AND ${inWindows('start_ts', windows, params, 'around')}${sessionFilterSql(filters, windows, params)}
+        WHERE website_id = {w:UUID} AND ${inWindows('start_ts', windows, params, 'around')}${sessionFilterSql(filters, windows, visits, params)}
         GROUP BY session_id
-        HAVING ${inWindows('s', windows, params)} AND pv > 0${visitHavingSql(filters, params)}`;
+        HAVING ${inWindows('s', windows, params)} AND pv > 0`;
 }
 
 /** The rollup dimension that holds a query dimension's event metrics, and its session metrics. */
@@ -439,6 +480,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       : undefined;
   const plan = dims ? await rollupPlan(clickhouse, q.websiteId, q.timeZone, q.start, q.end) : undefined;
   const windows: Window[] = plan ? plan.rawWindows : [{ start: q.start, end: q.end }];
+  const visits = await visitSource(clickhouse, q);
   const merged = new Map<string, MetricValues>();
   const put = (key: string, values: MetricValues) => merged.set(key, { ...merged.get(key), ...values });
   // Larger sketches first: a group's state is built from the rows that arrive first, and merging a merged
@@ -475,7 +517,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
     const dailySketch = wantVisitors && !windowed && !dayCounts;
     const rawRows = windows.length
       ? `FROM events${visitJoin(visitKeysOf([q.dimension]), windows, params)}
-      WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND type IN ('pageview', 'event')${onlyPageviews}${eventFilterSql(q.filters, windows, params)}${onlyKeys(eventKey(q.dimension), params)}`
+      WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND type IN ('pageview', 'event')${onlyPageviews}${eventFilterSql(q.filters, visits, params)}${onlyKeys(eventKey(q.dimension), params)}`
       : undefined;
     const raw =
       rawRows &&
@@ -547,7 +589,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       ? `SELECT ${sessionKey(q.dimension)} AS k, count() AS visits, countIf(pv = 1 AND it = 0) AS bounces, toUInt64(sum(dateDiff('second', s, e))) AS duration_s,
           toFloat64(${score ? `sum(${VALUE_SCORE_SQL})` : '0'}) AS score_sum,
           ${bySessions && wantVisitors ? "uniqStateIf(visitor, visitor != '') AS v," : ''} ${bySessions ? `sum(pv) AS pvs, ${countEvents ? 'sum(pv + ce)' : '0'} AS evs` : '0 AS pvs, 0 AS evs'}
-        FROM (${sessionFold(columns.join(', '), q.filters, windows, params)}) AS f${countEvents ? customEventsJoin(windows, params) : ''}
+        FROM (${sessionFold(columns.join(', '), q.filters, windows, params, visits)}) AS f${countEvents ? customEventsJoin(windows, params) : ''}
         GROUP BY k`
       : undefined;
     const sums = dims !== undefined && windowSums(dims.sessions);
@@ -587,7 +629,7 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       FROM (
         SELECT session_id, groupUniqArray(pathname) AS pages FROM events
         WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params, 'after')}
-          AND type = 'pageview' AND session_id != ''${eventFilterSql(q.filters, windows, params)}${onlyKeys('pathname', params)}
+          AND type = 'pageview' AND session_id != ''${eventFilterSql(q.filters, visits, params)}${onlyKeys('pathname', params)}
         GROUP BY session_id
       ) AS v
       INNER JOIN (${sessionFold(SCORE_COLUMNS, [], windows, params)}) AS f ON f.session_id = v.session_id
@@ -635,6 +677,7 @@ export async function runEventBreakdowns(
   const params: Record<string, unknown> = { w: q.websiteId, tz: q.timeZone, dims: ['', ...dimensions] };
   const plan = q.filters.length === 0 ? await rollupPlan(clickhouse, q.websiteId, q.timeZone, q.start, q.end) : undefined;
   const windows: Window[] = plan ? plan.rawWindows : [{ start: q.start, end: q.end }];
+  const visits = await visitSource(clickhouse, q);
   const selects: string[] = [];
   if (windows.length) {
     // One grouping set per dimension plus the total: the rows are read and aggregated once per set, about
@@ -648,7 +691,7 @@ export async function runEventBreakdowns(
     selects.push(`SELECT ${which((i) => `'${dimensions[i]}'`)} AS d, ${which((i) => `toString(${columns[i]})`)} AS k,
         uniqStateIf(visitor_id, visitor_id != '') AS v, countIf(type = 'pageview') AS pv, count() AS ev
       FROM events${visitJoin(visitKeysOf(dimensions), windows, params)}
-      WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND type IN ('pageview', 'event')${eventFilterSql(q.filters, windows, params)}
+      WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND type IN ('pageview', 'event')${eventFilterSql(q.filters, visits, params)}
       GROUP BY GROUPING SETS (${columns.map((c) => `(${c})`).join(', ')}, ())`);
   }
   if (plan) {
@@ -696,7 +739,7 @@ export interface VisitRow {
 /** Visits that began in [start, end), newest first (ties by session id), one page of them. */
 export async function listVisits(
   clickhouse: ClickHouseClient,
-  q: Pick<StatsQuery, 'websiteId' | 'start' | 'end' | 'filters'>,
+  q: Pick<StatsQuery, 'websiteId' | 'timeZone' | 'start' | 'end' | 'filters'>,
   page: { limit: number; offset: number },
 ): Promise<VisitRow[]> {
   const params: Record<string, unknown> = { w: q.websiteId, limit: page.limit, offset: page.offset };
@@ -719,7 +762,7 @@ export async function listVisits(
       SELECT session_id, min(start_ts) AS s, sum(pageviews) AS pv, sum(interactions) AS it, ${columns}
       FROM sessions
       WHERE website_id = {w:UUID} AND ${inWindows('start_ts', [{ start: q.start, end: q.end }], params, 'around')} AND session_id IN (
-        SELECT session_id FROM (${sessionFold('', q.filters, [{ start: q.start, end: q.end }], params)})
+        SELECT session_id FROM (${sessionFold('', q.filters, [{ start: q.start, end: q.end }], params, await visitSource(clickhouse, q))})
         ORDER BY s DESC, session_id ASC
         LIMIT {limit:UInt32} OFFSET {offset:UInt64})
       GROUP BY session_id

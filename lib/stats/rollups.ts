@@ -277,7 +277,7 @@ async function storeNow(clickhouse: ClickHouseClient): Promise<number> {
   return Number(row.t);
 }
 
-const VERSIONED_TABLES = ['daily_rollups_v2', 'mixed_visits'] as const;
+const VERSIONED_TABLES = ['daily_rollups_v2', 'mixed_visits', 'visit_values'] as const;
 
 /** Deletes a website's rows of days [first, last] (in its time zone) matching a condition on date and version. */
 async function deleteRows(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: string, last: string, condition: string, params: Record<string, unknown>) {
@@ -369,6 +369,20 @@ export async function computeRollups(
       SELECT {w:UUID}, {tz:String}, toDate(f.s, {tz:String}), f.session_id, dateDiff('second', f.s, f.e), f.pv = 1 AND f.it = 0,
         ${VALUE_SCORE_SQL}, c.combos, f.exp, {version:UInt64}
       ${withCombos('> 1')}`,
+    query_params: params,
+  });
+  // Every session begun on the day with its visit values ('' without a pageview), for visit-key filters.
+  await clickhouse.command({
+    query: `INSERT INTO visit_values (website_id, tz, date, session_id, source_name, utm_source, utm_medium, utm_campaign, expire_at, version)
+      SELECT {w:UUID}, {tz:String}, toDate(s, {tz:String}), session_id, src, us, um, uc, exp, {version:UInt64}
+      FROM (
+        SELECT session_id, min(start_ts) AS s, argMinMerge(source_name) AS src, argMinMerge(utm_source) AS us, argMinMerge(utm_medium) AS um,
+          argMinMerge(utm_campaign) AS uc, max(expire_at) AS exp
+        FROM sessions
+        WHERE website_id = {w:UUID} AND start_ts >= {a:${T}} - INTERVAL 1 DAY AND start_ts < {b:${T}} + INTERVAL 1 DAY
+        GROUP BY session_id
+        HAVING s >= {a:${T}} AND s < {b:${T}}
+      )`,
     query_params: params,
   });
   await clickhouse.command({
@@ -617,7 +631,7 @@ export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: st
 }
 
 /** The rollup tables a read pays per part of (see sql/clickhouse/010_rollup_compaction.sql). */
-const COMPACTED_TABLES = ['daily_rollups_v2', 'window_rollups_v2', 'window_visits', 'mixed_visits'] as const;
+const COMPACTED_TABLES = ['daily_rollups_v2', 'window_rollups_v2', 'window_visits', 'mixed_visits', 'visit_values'] as const;
 
 /**
  * Merges every rollup table into one part per partition now, instead of within hours: for a backfill
