@@ -76,7 +76,7 @@ const statsBase = z.object({
   date: z.string().optional().openapi({ format: 'date', param: { description: 'Anchor date (YYYY-MM-DD), default today in the website’s time zone.' } }),
   metrics: z.string().openapi({ param: { description: `Comma-separated: ${METRICS.join(', ')}.` }, example: 'visitors,pageviews' }),
   filters: z.string().optional().openapi({
-    param: { description: `Clauses joined by ';': key==value, key==v1,v2, key!=value. Keys: ${FILTER_KEYS.join(', ')}.` },
+    param: { description: `Clauses joined by ';': key==value, key==v1,v2, key!=value. Keys: ${FILTER_KEYS.join(', ')}. source and utm_* are the visit's (its first pageview's) for every event of the visit.` },
     example: 'country==US,DE;browser!=Chrome',
   }),
 });
