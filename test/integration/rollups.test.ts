@@ -96,7 +96,7 @@ const METRICS: ModelMetric[] = ['visitors', 'pageviews', 'events', 'visits', 'vi
 const DIMENSIONS: (Dimension | undefined)[] = [
   undefined, 'time:day', 'time:month', 'page', 'country', 'device', 'browser', 'os', 'source', 'utm_source', 'utm_medium', 'utm_campaign', 'entry_page', 'exit_page',
 ];
-/** Filters on attributes alone read closed days from rollups; with another key, the whole range raw. */
+/** Filters on attributes alone read closed days from rollups; with another key, the whole range raw (visit keys find closed days' visits in visit_values). */
 const FILTER_SETS: Filter[][] = [
   [{ key: 'country', operator: 'is', values: ['DE', 'US'] }],
   [{ key: 'country', operator: 'is', values: ['DE'] }, { key: 'browser', operator: 'is_not', values: ['Safari'] }],
