@@ -108,15 +108,20 @@ export interface VisitSource {
 /** The sessions whose visit value matches filter i (is_not: the value is one of its values). */
 function visitSetSql(f: Filter, i: number, visits: VisitSource, params: Record<string, unknown>): string {
   const column = FILTER_COLUMNS[f.key];
-  const folded = (windows: readonly Window[], prefix: string) =>
-    `SELECT session_id ${visitsAround(windows, params, prefix)} HAVING ${condition(f, i, `argMinMerge(${column})`, params, false)}`;
+  const folded = (windows: readonly Window[], prefix: string, more = '') =>
+    `SELECT session_id ${visitsAround(windows, params, prefix)} HAVING ${condition(f, i, `argMinMerge(${column})`, params, false)}${more}`;
   if (!visits.plan) return folded([visits.range], 'v');
   const { range, plan } = visits;
   const edges = [{ start: range.start, end: range.start }, ...plan.rawWindows, { start: range.end, end: range.end }];
-  return `SELECT session_id FROM visit_values
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND ${rolledDaysSql(plan, params)} AND ${condition(f, i, column, params, false)}
+  const rolled = `SELECT session_id FROM visit_values
+      WHERE website_id = {w:UUID} AND tz = {tz:String} AND ${rolledDaysSql(plan, params)} AND ${condition(f, i, column, params, false)}`;
+  // The fold skips sessions begun on a rolled day (visit_values has them whole; a window's edge inside a
+  // 25-hour day could cut one's first part off), so no session is in both with two values.
+  const start = 'toDate(min(start_ts), {tz:String})';
+  const notRolled = ` AND (${start} < {rlo:Date} OR ${start} > {rhi:Date}${plan.skipDays.length ? ` OR ${start} IN {rskip:Array(Date)}` : ''})`;
+  return `${rolled}
       UNION ALL
-      ${folded(edges, 'v')}`;
+      ${folded(edges, 'v', notRolled)}`;
 }
 
 /** A query's VisitSource: the rollups' plan of its range when it filters on a visit key. */
@@ -742,7 +747,7 @@ export async function listVisits(
   q: Pick<StatsQuery, 'websiteId' | 'timeZone' | 'start' | 'end' | 'filters'>,
   page: { limit: number; offset: number },
 ): Promise<VisitRow[]> {
-  const params: Record<string, unknown> = { w: q.websiteId, limit: page.limit, offset: page.offset };
+  const params: Record<string, unknown> = { w: q.websiteId, tz: q.timeZone, limit: page.limit, offset: page.offset };
   const columns = [
     SCORE_COLUMNS,
     'any(visitor_id) AS visitor',

@@ -268,6 +268,12 @@ const SESSION_VALUES = `argMinMerge(entry_page) AS entry, argMaxMerge(exit_page)
   argMinMerge(utm_campaign) AS uc, any(visitor_id) AS visitor, max(expire_at) AS exp`;
 const SESSION_DIMS = `[('s:', ''), ('s:entry_page', entry), ('s:exit_page', exit_), ('s:country', toString(country)), ('s:device', toString(device)),
   ('s:browser', toString(br)), ('s:os', toString(os_)), ('s:source', src), ('s:utm_source', us), ('s:utm_medium', um), ('s:utm_campaign', uc)]`;
+/**
+ * What rows of daily_rollups_v2 mean (migration 014: visit-level source and UTM values, entry/exit `events`);
+ * the table refuses other values, so a job of an older version still running refuses to write rows of the old
+ * meaning instead of leaving days that would never be computed again.
+ */
+const ROLLUP_FORMAT = 2;
 /** Markers outlive any plan's retention: a day's marker only says the day was computed. */
 const MARKER_TTL_DAYS = 1830;
 
@@ -386,16 +392,18 @@ export async function computeRollups(
     query_params: params,
   });
   await clickhouse.command({
-    query: `INSERT INTO daily_rollups_v2 (${COLUMNS}, a_country, a_browser, a_os, a_device)
-      ${[events, visits, pageScores, uniformVisits].join('\n      UNION ALL\n      ')}`,
+    query: `INSERT INTO daily_rollups_v2 (${COLUMNS}, a_country, a_browser, a_os, a_device, format)
+      SELECT *, ${ROLLUP_FORMAT} FROM (
+      ${[events, visits, pageScores, uniformVisits].join('\n      UNION ALL\n      ')}
+      )`,
     query_params: params,
   });
   // Markers last: a day's version counts only once all its rows are in. A marker's `visits` counts the
   // day's mixed visits, so that filtered reads skip mixed_visits for ranges without any.
   await clickhouse.command({
-    query: `INSERT INTO daily_rollups_v2 (${COLUMNS}, final, reach)
+    query: `INSERT INTO daily_rollups_v2 (${COLUMNS}, final, reach, format)
       SELECT {w:UUID}, {tz:String}, d.day, '_', '', ${EMPTY_SKETCH}, 0, 0, 0, m.n, 0, 0, 0, 0, toDateTime(addDays(d.day, ${MARKER_TTL_DAYS})),
-        {version:UInt64}, {final:UInt8}, {reach:UInt64}
+        {version:UInt64}, {final:UInt8}, {reach:UInt64}, ${ROLLUP_FORMAT}
       FROM (SELECT addDays({first:Date}, number) AS day FROM numbers({n:UInt32})) AS d
       LEFT JOIN (
         SELECT date, count() AS n FROM mixed_visits

@@ -28,3 +28,9 @@ TRUNCATE TABLE IF EXISTS daily_rollups_v2 {{ON_CLUSTER}};
 TRUNCATE TABLE IF EXISTS mixed_visits {{ON_CLUSTER}};
 TRUNCATE TABLE IF EXISTS window_rollups_v2 {{ON_CLUSTER}};
 TRUNCATE TABLE IF EXISTS window_visits {{ON_CLUSTER}};
+
+-- Rows of the new meaning say so; the table refuses any other, so that the rollup job of a previous version
+-- still running during a deploy fails (its day gets no marker and is computed again) instead of writing rows
+-- of the old meaning for days nothing would compute again.
+ALTER TABLE daily_rollups_v2 {{ON_CLUSTER}} ADD COLUMN IF NOT EXISTS format UInt8 DEFAULT 0;
+ALTER TABLE daily_rollups_v2 {{ON_CLUSTER}} ADD CONSTRAINT IF NOT EXISTS rollup_format CHECK format = 2;

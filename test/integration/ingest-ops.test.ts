@@ -165,6 +165,12 @@ describe('retention follows the plan', () => {
         ).json<{ d: string }>()
       ).map((r) => Number(r.d))[0];
     expect(await days()).toBe(1825); // enterprise
+    // A rolled-up day's visit values (visit-key filters read them) must live as long as its events.
+    await ctx.clickhouse.command({
+      query: `INSERT INTO visit_values (website_id, tz, date, session_id, source_name, expire_at, version)
+              VALUES ({w:UUID}, 'UTC', today(), 'retention-probe', 'Google', now() + INTERVAL 1825 DAY, 1)`,
+      query_params: { w: fx.website.id },
+    });
     const out = io();
     expect(await main(['admin', 'plan', '--team', fx.user.teamId, '--plan', 'pro'], out, env())).toBe(0);
     expect(out.stdout.join('\n')).toMatch(/retention of \d+ website\(s\) set to 365 days/);
@@ -177,6 +183,13 @@ describe('retention follows the plan', () => {
       })
     ).json<{ d: string }>();
     expect(sessions.map((r) => Number(r.d))).toEqual([365]);
+    const visitValues = await (
+      await ctx.clickhouse.query({
+        query: `SELECT dateDiff('day', toDateTime(date), expire_at) AS d FROM visit_values WHERE session_id = 'retention-probe'`,
+        format: 'JSONEachRow',
+      })
+    ).json<{ d: string }>();
+    expect(visitValues.map((r) => Number(r.d))).toEqual([365]);
     await main(['admin', 'plan', '--team', fx.user.teamId, '--plan', 'enterprise'], io(), env());
   });
 });

@@ -178,6 +178,17 @@ describe('daily rollups', () => {
   let overviewRaw: Awaited<ReturnType<typeof analyticsOverview>>;
   const overview = () => analyticsOverview(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', Date.parse('2026-04-07T10:00:00Z'));
 
+  it('refuses rollup rows of the old meaning (a previous version’s job still running during a deploy)', async () => {
+    // Migration 014: rows without format 2 are refused, so such a job writes no day instead of wrong ones.
+    const insert = (format: string) =>
+      ctx.clickhouse.command({
+        query: `INSERT INTO daily_rollups_v2 (website_id, tz, date, dim, value, version${format ? ', format' : ''}) VALUES ({w:UUID}, 'UTC', '2020-01-01', '_', '', 1${format ? `, ${format}` : ''})`,
+        query_params: { w: randomUUID() },
+      });
+    await expect(insert('')).rejects.toThrow(/constraint/i);
+    await expect(insert('2')).resolves.toBeDefined();
+  });
+
   it('without rollups the model reads raw rows only', async () => {
     expect(await rollupCoverage(ctx.clickhouse, site, TZ)).toBeUndefined();
     expect(await rollupPlan(ctx.clickhouse, site, TZ, startOfDay(parseDate('2026-03-20')!, TZ), startOfDay(parseDate('2026-03-27')!, TZ))).toBeUndefined();
@@ -370,8 +381,9 @@ describe('provisional rollups', () => {
   const questions = (websiteId: string): Questions => ({
     websiteId,
     ranges: [['2026-04-01', '2026-04-05'], ['2026-04-05', '2026-04-05']],
-    dimensions: [undefined, 'time:day', 'page', 'country', 'entry_page'],
-    filterSets: [FILTER_SETS[1]],
+    dimensions: [undefined, 'time:day', 'page', 'country', 'source', 'entry_page'],
+    // Attributes (rollup rows) and visit keys (visit_values): both versioned, re-rolled and pinned alike.
+    filterSets: [FILTER_SETS[1], FILTER_SETS[4]],
     filteredDimensions: [undefined, 'time:day'],
   });
   const agree = async (ranges?: [string, string][]) => {
