@@ -150,7 +150,11 @@ it('optOut() stops sending and optIn() resumes', async () => {
   await page.evaluate(() => (globalThis as unknown as PageWindow).tidemark.optOut());
   await page.evaluate(() => (globalThis as unknown as PageWindow).tidemark('While opted out'));
   await page.evaluate(() => (globalThis as unknown as PageWindow).tidemark.optIn());
+  // Closed only once the event was answered: this test is about opting out and in, not delivery on unload
+  // (a loaded CI machine once closed the page before the request left it).
+  const sent = page.waitForResponse((r) => r.request().method() === 'POST' && (r.request().postData() ?? '').includes('After opt-in'), { timeout: 20_000 });
   await page.evaluate(() => (globalThis as unknown as PageWindow).tidemark('After opt-in'));
+  await sent;
   await page.close();
   expect(await waitForEvents(ctx, 1, `website_id = '${site.id}' AND name = 'After opt-in'`)).toBe(1);
   await new Promise((r) => setTimeout(r, 500));
