@@ -131,11 +131,14 @@ async function visitSource(clickhouse: ClickHouseClient, q: Pick<StatsQuery, 'we
   return { range, plan: await rollupPlan(clickhouse, q.websiteId, q.timeZone, q.start, q.end) };
 }
 
+/** Whether a row's session_id is one that visit-key filter i selects. */
+function inVisitSet(f: Filter, i: number, visits: VisitSource, params: Record<string, unknown>): string {
+  return `session_id ${f.operator === 'is_not' ? 'NOT IN' : 'IN'} (${visitSetSql(f, i, visits, params)})`;
+}
+
 /** ` AND …` conditions selecting the sessions (column session_id) that the visit-key filters select. */
 function visitFilterSql(filters: readonly Filter[], visits: VisitSource, params: Record<string, unknown>): string {
-  return filters
-    .map((f, i) => (isVisitKey(f.key) ? ` AND session_id ${f.operator === 'is_not' ? 'NOT IN' : 'IN'} (${visitSetSql(f, i, visits, params)})` : ''))
-    .join('');
+  return filters.map((f, i) => (isVisitKey(f.key) ? ` AND ${inVisitSet(f, i, visits, params)}` : '')).join('');
 }
 
 /**
@@ -239,14 +242,13 @@ function filterSql(filters: readonly Filter[], params: Record<string, unknown>, 
  * days raw), an event without a session by its own value; `visitKeys: false` leaves visit keys out.
  */
 function eventFilterSql(filters: readonly Filter[], visits: VisitSource, params: Record<string, unknown>, visitKeys = true): string {
-  const own = filters.map((f, i) => (isVisitKey(f.key) ? '' : ` AND ${condition(f, i, FILTER_COLUMNS[f.key], params)}`));
-  // Last: a condition on a row's own column first leaves fewer rows to look up in the sets.
-  const byVisit = filters.map((f, i) =>
-    isVisitKey(f.key) && visitKeys
-      ? ` AND if(session_id = '', ${condition(f, i, `toString(${FILTER_COLUMNS[f.key]})`, params)}, session_id ${f.operator === 'is_not' ? 'NOT IN' : 'IN'} (${visitSetSql(f, i, visits, params)}))`
-      : '',
-  );
-  return [...own, ...byVisit].join('');
+  return filters
+    .map((f, i) => {
+      if (!isVisitKey(f.key)) return ` AND ${condition(f, i, FILTER_COLUMNS[f.key], params)}`;
+      if (!visitKeys) return '';
+      return ` AND if(session_id = '', ${condition(f, i, `toString(${FILTER_COLUMNS[f.key]})`, params)}, ${inVisitSet(f, i, visits, params)})`;
+    })
+    .join('');
 }
 
 /**

@@ -263,9 +263,10 @@ const eventDims = () => `[('', ''), ('page', pathname), ('country', toString(cou
   ('browser', toString(browser)), ('os', toString(os)), ${VISIT_KEYS.map((k) => `('${k}', ${eventColumn(k)})`).join(', ')},
   ('attrs', toJSONString([${ATTRIBUTE_VALUES.join(', ')}]))]`;
 /** A visit's values by which session metrics are rolled up (the same expressions the query model folds). */
+/** A visit's source and UTM values (visit_values' columns, the `s:source` … dimensions). */
+const VISIT_VALUES = 'argMinMerge(source_name) AS src, argMinMerge(utm_source) AS us, argMinMerge(utm_medium) AS um, argMinMerge(utm_campaign) AS uc';
 const SESSION_VALUES = `argMinMerge(entry_page) AS entry, argMaxMerge(exit_page) AS exit_, any(country_code) AS country, any(device_type) AS device,
-  any(browser) AS br, any(os) AS os_, argMinMerge(source_name) AS src, argMinMerge(utm_source) AS us, argMinMerge(utm_medium) AS um,
-  argMinMerge(utm_campaign) AS uc, any(visitor_id) AS visitor, max(expire_at) AS exp`;
+  any(browser) AS br, any(os) AS os_, ${VISIT_VALUES}, any(visitor_id) AS visitor, max(expire_at) AS exp`;
 const SESSION_DIMS = `[('s:', ''), ('s:entry_page', entry), ('s:exit_page', exit_), ('s:country', toString(country)), ('s:device', toString(device)),
   ('s:browser', toString(br)), ('s:os', toString(os_)), ('s:source', src), ('s:utm_source', us), ('s:utm_medium', um), ('s:utm_campaign', uc)]`;
 /**
@@ -382,8 +383,7 @@ export async function computeRollups(
     query: `INSERT INTO visit_values (website_id, tz, date, session_id, source_name, utm_source, utm_medium, utm_campaign, expire_at, version)
       SELECT {w:UUID}, {tz:String}, toDate(s, {tz:String}), session_id, src, us, um, uc, exp, {version:UInt64}
       FROM (
-        SELECT session_id, min(start_ts) AS s, argMinMerge(source_name) AS src, argMinMerge(utm_source) AS us, argMinMerge(utm_medium) AS um,
-          argMinMerge(utm_campaign) AS uc, max(expire_at) AS exp
+        SELECT session_id, min(start_ts) AS s, ${VISIT_VALUES}, max(expire_at) AS exp
         FROM sessions
         WHERE website_id = {w:UUID} AND start_ts >= {a:${T}} - INTERVAL 1 DAY AND start_ts < {b:${T}} + INTERVAL 1 DAY
         GROUP BY session_id
