@@ -6,10 +6,11 @@
 import { UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
-import { dedupToken, existingEventIds, insertEventsText, isBadDataError } from '../lib/ingest/chWriter';
+import { dedupToken, existingEventIds, insertEventRows, isBadDataError, type EventRowsFormat } from '../lib/ingest/chWriter';
 import type { IdempotencyKeys } from '../lib/ingest/dedupe';
 import { insertBrowserRows, upsertErrorGroups } from '../lib/ingest/browserWriter';
 import { writeIdentities, writePayments } from '../lib/ingest/pgWriter';
+import { eventRowSpans } from '../lib/ingest/rowBinary';
 import { EVENT_COLUMNS, ingestJobSchema, lineEventIds, V2_EVENT_COLUMNS, wholeLines, type IngestJob } from '../lib/ingest/rows';
 import { ingestPayloadKey } from '../lib/queue/ingest';
 import type { Logger } from '../lib/log';
@@ -44,15 +45,19 @@ interface Pending {
   data: IngestJob;
   resolve: () => void;
   reject: (err: Error) => void;
-  /** A v4 job's event lines (read at flush time). */
+  /** A v4 or v5 job's event rows (read at flush time). */
   payload?: Buffer;
   /** Events of this job whose idempotency claim is void (set while preparing). */
   voided?: Set<string>;
 }
 
-/** Events a job holds: v4 jobs count their payload's lines, older ones name their events. */
+/** Jobs whose events are in a payload beside the job (v4: JSON lines, v5: RowBinary). */
+type PayloadJob = Extract<IngestJob, { v: 4 | 5 }>;
+const hasPayload = (data: IngestJob): data is PayloadJob => data.v === 4 || data.v === 5;
+
+/** Events a job holds: v4 and v5 jobs count their payload's rows, older ones name their events. */
 function eventCount(data: IngestJob): number {
-  return data.v === 4 ? data.rows : data.eventIds.length;
+  return hasPayload(data) ? data.rows : data.eventIds.length;
 }
 
 async function liveWebsites(pool: Pool, ids: string[]): Promise<Set<string>> {
@@ -68,8 +73,9 @@ function isBadRowError(err: unknown): boolean {
 
 /** What one job contributes to a flush once void or already-stored events are taken out. */
 interface Prepared {
-  /** Whole JSONCompactEachRow lines, values in `columns` order. */
+  /** RowBinary rows or whole JSONCompactEachRow lines, values in `columns` order. */
   lines: string | Buffer;
+  format: EventRowsFormat;
   columns: readonly string[];
   /** What names the rows for the insert's dedup token (see dedupToken). */
   rowNames: string[];
@@ -152,7 +158,8 @@ export class IngestWriter {
    */
   attach(worker: Worker): void {
     worker.on('completed', (job) => {
-      if (!job.id || (job.data as { v?: unknown } | undefined)?.v !== 4) return;
+      const v = (job.data as { v?: unknown } | undefined)?.v;
+      if (!job.id || (v !== 4 && v !== 5)) return;
       this.finished.push(ingestPayloadKey(job.queueQualifiedName, job.id));
       this.finishedTimer ??= setTimeout(() => void this.deleteFinished(), 200);
     });
@@ -180,7 +187,7 @@ export class IngestWriter {
       for (const p of all) if (!live.has(p.data.websiteId)) p.resolve();
       batch = await this.loadPayloads(batch);
       if (batch.length === 0) return;
-      const voidedJobs = await this.opts.idempotency.voided(batch.filter((p) => p.data.v === 4).map((p) => p.job.id ?? ''));
+      const voidedJobs = await this.opts.idempotency.voided(batch.filter((p) => hasPayload(p.data)).map((p) => p.job.id ?? ''));
       const prepared = await Promise.all(batch.map((p) => this.prepare(p, voidedJobs)));
       try {
         await this.writeSideRecords(batch);
@@ -213,11 +220,11 @@ export class IngestWriter {
   }
 
   /**
-   * Reads the payloads of the v4 jobs among `batch` in one round trip. A job whose payload is gone cannot
+   * Reads the payloads of the v4 and v5 jobs among `batch` in one round trip. A job whose payload is gone cannot
    * be written by any attempt: it fails for good (an operator sees it among failed jobs).
    */
   private async loadPayloads(batch: Pending[]): Promise<Pending[]> {
-    const needing = batch.filter((p) => p.data.v === 4 && p.data.rows > 0);
+    const needing = batch.filter((p) => hasPayload(p.data) && p.data.rows > 0);
     if (needing.length === 0) return batch;
     const payloads = await this.opts.queueRedis.mgetBuffer(...needing.map((p) => ingestPayloadKey(p.job.queueQualifiedName, p.job.id ?? '')));
     const missing = new Set<Pending>();
@@ -231,16 +238,22 @@ export class IngestWriter {
   }
 
   private async insertEvents(prepared: Prepared[]): Promise<void> {
-    // One insert per column order: jobs of v3 and v4 share one; v2 jobs only remain from before it.
-    for (const columns of new Set(prepared.map((p) => p.columns))) {
-      const parts = prepared.filter((p) => p.columns === columns && p.rows > 0);
-      if (parts.length === 0) continue;
-      const lines: Buffer[] = [];
+    // One insert per format and column order: v5 jobs are RowBinary; older ones only remain from before it.
+    const groups = new Map<string, Prepared[]>();
+    for (const p of prepared) {
+      if (p.rows === 0) continue;
+      const key = `${p.format}:${p.columns.join(',')}`;
+      groups.set(key, [...(groups.get(key) ?? []), p]);
+    }
+    for (const parts of groups.values()) {
+      const { format, columns } = parts[0];
+      const chunks: Buffer[] = [];
       for (const p of parts) {
-        if (lines.length > 0) lines.push(NEWLINE);
-        lines.push(typeof p.lines === 'string' ? Buffer.from(p.lines) : p.lines);
+        // RowBinary rows delimit themselves; JSON lines need a newline between jobs.
+        if (chunks.length > 0 && format === 'JSONCompactEachRow') chunks.push(NEWLINE);
+        chunks.push(typeof p.lines === 'string' ? Buffer.from(p.lines) : p.lines);
       }
-      await insertEventsText(this.opts.clickhouse, Buffer.concat(lines), dedupToken(parts.flatMap((p) => p.rowNames)), columns);
+      await insertEventRows(this.opts.clickhouse, Buffer.concat(chunks), dedupToken(parts.flatMap((p) => p.rowNames)), format, columns);
     }
   }
 
@@ -278,23 +291,25 @@ export class IngestWriter {
   private async prepare(p: Pending, voidedJobs: Set<string>): Promise<Prepared> {
     const { job, data } = p;
     const retried = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0;
-    if (data.v === 4) {
+    if (hasPayload(data)) {
       const all = data.rows;
+      const format: EventRowsFormat = data.v === 5 ? 'RowBinary' : 'JSONCompactEachRow';
+      const whole = { format, columns: EVENT_COLUMNS } as const;
       // The request was answered 503: none of its events was accepted.
       if (voidedJobs.has(job.id ?? '')) {
         p.voided = new Set([...data.identities, ...data.payments].map((r) => r.event_id));
-        return { lines: '', columns: EVENT_COLUMNS, rowNames: [], rows: 0, dropped: all };
+        return { ...whole, lines: '', rowNames: [], rows: 0, dropped: all };
       }
       if (!retried || !p.payload || !data.tsRange) {
-        return { lines: p.payload ?? '', columns: EVENT_COLUMNS, rowNames: [`job:${job.id}`], rows: all, dropped: 0 };
+        return { ...whole, lines: p.payload ?? '', rowNames: [`job:${job.id}`], rows: all, dropped: 0 };
       }
-      const lines = p.payload.toString().split('\n');
-      const ids = lineEventIds(lines);
-      const stored = await existingEventIds(this.opts.clickhouse, data.websiteId, ids, data.tsRange);
-      if (stored.size === 0) return { lines: p.payload, columns: EVENT_COLUMNS, rowNames: [`job:${job.id}`], rows: all, dropped: 0 };
-      const keep = ids.map((id) => !stored.has(id));
-      const kept = ids.filter((_, i) => keep[i]);
-      return { lines: lines.filter((_, i) => keep[i]).join('\n'), columns: EVENT_COLUMNS, rowNames: kept, rows: kept.length, dropped: all - kept.length };
+      // A retried job: the rows an earlier attempt stored are taken out, each row cut from the payload.
+      const rows = data.v === 5 ? rowBinaryRows(p.payload) : jsonLineRows(p.payload);
+      const stored = await existingEventIds(this.opts.clickhouse, data.websiteId, rows.ids, data.tsRange);
+      if (stored.size === 0) return { ...whole, lines: p.payload, rowNames: [`job:${job.id}`], rows: all, dropped: 0 };
+      const keep = rows.ids.map((id) => !stored.has(id));
+      const kept = rows.ids.filter((_, i) => keep[i]);
+      return { ...whole, lines: rows.join(keep), rowNames: kept, rows: kept.length, dropped: all - kept.length };
     }
     const voided = await this.voidedEvents(job, data);
     p.voided = voided;
@@ -309,6 +324,7 @@ export class IngestWriter {
     const ids = data.eventIds.filter((_, i) => keep[i]);
     return {
       lines: whole(lines.filter((_, i) => keep[i]).join('\n')),
+      format: 'JSONCompactEachRow',
       columns,
       rowNames: ids,
       rows: ids.length,
@@ -325,4 +341,23 @@ export class IngestWriter {
     );
     return new Set(data.keyed.filter((_, i) => !held[i]).map(([line]) => data.eventIds[line]));
   }
+}
+
+/** A payload's rows: their event ids, and the payload rebuilt from the rows to keep. */
+interface PayloadRows {
+  ids: string[];
+  join(keep: readonly boolean[]): Buffer | string;
+}
+
+function rowBinaryRows(payload: Buffer): PayloadRows {
+  const spans = eventRowSpans(payload);
+  return {
+    ids: spans.map((s) => s.eventId),
+    join: (keep) => Buffer.concat(spans.filter((_, i) => keep[i]).map((s) => payload.subarray(s.start, s.end))),
+  };
+}
+
+function jsonLineRows(payload: Buffer): PayloadRows {
+  const lines = payload.toString().split('\n');
+  return { ids: lineEventIds(lines), join: (keep) => lines.filter((_, i) => keep[i]).join('\n') };
 }

@@ -12,6 +12,7 @@
 //   client sends every param_* already in ClickHouse's escaped text form (see toBindValue).
 import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -57,6 +58,10 @@ const RAW_INSERT_FORMATS = new Set<string>([
 function isRawInsertFormat(format: string): format is RawInsertFormat {
   return RAW_INSERT_FORMATS.has(format);
 }
+// Binary formats the binding cannot take raw: the body goes to a file the engine reads with file(), which
+// costs a write to the page cache and parses far cheaper than text (RowBinary 3.6 against JSONCompactEachRow
+// ~9 µs of engine CPU per events row).
+const FILE_INSERT_FORMATS = new Set(['RowBinary', 'Native']);
 const OUTPUT_STATEMENTS = new Set(['SELECT', 'WITH', 'SHOW', 'DESC', 'DESCRIBE', 'EXISTS', 'EXPLAIN']);
 
 type Settings = Record<string, string>;
@@ -67,6 +72,7 @@ interface ParsedRequest {
   settings: Settings;
   params: Map<string, string>;
   insert?: { table: string; columns?: string[]; format: RawInsertFormat; body: Buffer };
+  fileInsert?: { table: string; columns?: string[]; format: string; body: Buffer };
   sql?: string;
 }
 
@@ -82,6 +88,12 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
   if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host)) throw new Error(`store: refusing non-loopback host ${host}`);
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const session = new Session(opts.dataDir);
+  // Bodies of binary inserts, each read once by the engine and deleted; leftovers of a crash are removed here.
+  const insertFiles = path.resolve(opts.dataDir, 'insert-files');
+  fs.rmSync(insertFiles, { recursive: true, force: true });
+  fs.mkdirSync(insertFiles, { recursive: true });
+  // Column types of tables that took RowBinary (the format carries none); forgotten after any DDL.
+  const columnTypes = new Map<string, Map<string, string>>();
   const gate = new ContextGate((db) => session.queryAsync(`USE ${quoteIdentifier(db)}`).then(() => undefined));
   const inFlight = new Set<Promise<void>>();
 
@@ -134,7 +146,55 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
   }
 
   function execute(p: ParsedRequest): Promise<Outcome> {
-    return p.insert ? insert(p, p.insert) : statement(p, p.sql ?? '');
+    if (p.insert) return insert(p, p.insert);
+    if (p.fileInsert) return fileInsert(p, p.fileInsert);
+    return statement(p, p.sql ?? '');
+  }
+
+  /** A binary insert: the body as a file, read by `INSERT … SELECT * FROM file()` with the table's types. */
+  async function fileInsert(p: ParsedRequest, ins: NonNullable<ParsedRequest['fileInsert']>): Promise<Outcome> {
+    const target = ins.table.includes('.') ? ins.table : `${p.database}.${ins.table}`;
+    const structure = ins.format === 'Native' ? undefined : await insertStructure(target, ins.columns);
+    const file = path.join(insertFiles, `${randomUUID()}.bin`);
+    await fs.promises.writeFile(file, ins.body);
+    try {
+      const columns = ins.columns ? ` (${ins.columns.map(quoteIdentifier).join(', ')})` : '';
+      const source = `file(${quoteString(file)}, ${quoteString(ins.format)}${structure ? `, ${quoteString(structure)}` : ''})`;
+      const table = ins.table.split('.').map(quoteIdentifier).join('.');
+      const sql = withSettingsClause(`INSERT INTO ${table}${columns} SELECT * FROM ${source}`, p.settings);
+      await gate.run(p.database, false, () => session.queryAsync(sql));
+      // The engine reports no row count for INSERT … SELECT; only the bytes are known here.
+      const summary = { ...emptySummary(), written_bytes: String(ins.body.length) };
+      return { body: new Uint8Array(0), format: p.format, summary };
+    } finally {
+      await fs.promises.rm(file, { force: true });
+    }
+  }
+
+  /** The file() structure of an insert's columns (all insertable columns in table order when none are named). */
+  async function insertStructure(target: string, columns: string[] | undefined): Promise<string> {
+    let types = columnTypes.get(target);
+    if (!types) {
+      const [database, table] = target.split('.');
+      const result = await session.queryBindAsync(
+        `SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}
+           AND default_kind NOT IN ('MATERIALIZED', 'ALIAS', 'EPHEMERAL') ORDER BY position`,
+        { db: database, t: table },
+        { format: 'JSONCompactEachRow' },
+      );
+      const rows = result.text().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as [string, string]);
+      if (rows.length === 0) throw new StoreError(60, 'UNKNOWN_TABLE', `Table ${target} does not exist`);
+      types = new Map(rows);
+      columnTypes.set(target, types);
+    }
+    const known = types;
+    return (columns ?? [...known.keys()])
+      .map((c) => {
+        const type = known.get(c);
+        if (!type) throw new StoreError(16, 'NO_SUCH_COLUMN_IN_TABLE', `No such column ${c} in table ${target}`);
+        return `${quoteIdentifier(c)} ${type}`;
+      })
+      .join(', ');
   }
 
   async function insert(p: ParsedRequest, ins: NonNullable<ParsedRequest['insert']>): Promise<Outcome> {
@@ -163,6 +223,7 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
       // DDL, ALTER, INSERT … SELECT/VALUES: a trailing SETTINGS could mean table settings, so apply them with
       // SET while nothing else runs, and reset them before anything else can. Output settings have no use here.
       const applied = Object.entries(p.settings).filter(([k]) => !k.startsWith('output_format_'));
+      if (keyword !== 'INSERT') columnTypes.clear();
       result = await gate.run(p.database, applied.length > 0, () => withSetSettings(applied, () => run(sql)));
     }
     const summary = { ...emptySummary(), read_rows: String(result.rowsRead), read_bytes: String(result.bytesRead) };
@@ -231,6 +292,7 @@ function parseRequest(q: URLSearchParams, body: Buffer): ParsedRequest {
   if (urlQuery !== null && body.length > 0) {
     const insert = parseInsertPrefix(urlQuery);
     if (insert && isRawInsertFormat(insert.format)) return { ...base, insert: { ...insert, format: insert.format, body } };
+    if (insert && FILE_INSERT_FORMATS.has(insert.format)) return { ...base, fileInsert: { ...insert, body } };
   }
   // ClickHouse concatenates the `query` parameter and the body into one statement.
   const sql = [urlQuery, body.length > 0 ? body.toString('utf8') : null].filter((s) => s !== null).join('\n');

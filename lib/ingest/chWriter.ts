@@ -1,5 +1,5 @@
-// ClickHouse writes of the ingest worker. Event rows arrive as JSONCompactEachRow text and go to ClickHouse as they
-// are, with an explicit column list and a dedup token that names exactly the rows the insert carries: the
+// ClickHouse writes of the ingest worker. Event rows arrive as RowBinary (JSONCompactEachRow text from older
+// jobs and fixtures) and go to ClickHouse as they are, with an explicit column list and a dedup token that names exactly the rows the insert carries: the
 // same rows sent twice are stored once (the table keeps non_replicated_deduplication_window tokens), while
 // different rows never share a token.
 import { createHash } from 'node:crypto';
@@ -27,20 +27,24 @@ export function isBadDataError(err: unknown): boolean {
   return typeof type === 'string' && BAD_DATA_TYPE.test(type);
 }
 
+/** How a body of event rows is written: RowBinary (v5 jobs) or whole JSONCompactEachRow lines. */
+export type EventRowsFormat = 'RowBinary' | 'JSONCompactEachRow';
+
 /**
- * Inserts whole JSONCompactEachRow lines whose values are in `columns` order (EVENT_COLUMNS unless told),
- * through `events_ingest` (sql/clickhouse/008): parsed as plain strings, converted by whole columns.
+ * Inserts event rows whose values are in `columns` order (EVENT_COLUMNS unless told) through `events_ingest`
+ * (sql/clickhouse/008, 015): read as plain strings, converted by whole columns.
  */
-export async function insertEventsText(
+export async function insertEventRows(
   clickhouse: ClickHouseClient,
-  lines: string | Buffer,
+  rows: string | Buffer,
   token: string,
+  format: EventRowsFormat = 'JSONCompactEachRow',
   columns: readonly string[] = EVENT_COLUMNS,
 ): Promise<void> {
-  if (lines.length === 0) return;
+  if (rows.length === 0) return;
   const result = await clickhouse.exec({
-    query: `INSERT INTO events_ingest (${columns.join(', ')}) FORMAT JSONCompactEachRow`,
-    values: Readable.from([lines]),
+    query: `INSERT INTO events_ingest (${columns.join(', ')}) FORMAT ${format}`,
+    values: Readable.from([rows]),
     clickhouse_settings: {
       insert_deduplication_token: token,
       // The views (events_ingest → events → sessions) must skip a deduplicated block exactly as a table does.

@@ -167,14 +167,14 @@ const inlineFields = {
 /**
  * The data of one ingest job: one accepted request's events for one website.
  *
- * v4 (written now): the event rows are not in the job data but in the job's payload, a Redis string
- * beside the job (lib/queue/ingest.ts) holding whole JSONCompactEachRow lines in EVENT_COLUMNS order, built
- * once by the API and sent to the store byte for byte. BullMQ serialises job data as JSON: escaping half a
- * megabyte of JSON lines per 1,000 events into a JSON string and parsing it back cost the web role and the
- * worker ~3 µs per event each (profiled). `rows` counts the payload's lines.
+ * v5 (written now): the event rows are not in the job data but in the job's payload, a Redis string
+ * beside the job (lib/queue/ingest.ts) holding the rows as RowBinary in EVENT_COLUMNS order
+ * (lib/ingest/rowBinary.ts), built once by the API and sent to the store byte for byte. BullMQ serialises job
+ * data as JSON: escaping half a megabyte of rows per 1,000 events into a JSON string and parsing it back cost
+ * the web role and the worker ~3 µs per event each (profiled). `rows` counts the payload's rows.
  *
  * Older jobs may still wait in a queue, or among failed jobs an operator retries later, so the worker still
- * reads them: v3 held the lines in `eventsText`, with `eventsHead` the JSON values of JOB_HEAD_COLUMNS that
+ * reads them: v4 was v5 with whole JSONCompactEachRow lines as the payload; v3 held the lines in `eventsText`, with `eventsHead` the JSON values of JOB_HEAD_COLUMNS that
  * every event of a request shares, each line only the other columns (or null and whole lines); v2 whole
  * lines in V2_EVENT_COLUMNS order. Both name their lines' event ids (`eventIds`) and idempotency keys
  * (`keyed`, by line).
@@ -184,16 +184,17 @@ export const ingestJobSchema = z
     z.object({ v: z.literal(2), ...inlineFields }),
     z.object({ v: z.literal(3), eventsHead: z.string().nullable(), ...inlineFields }),
     z.object({ v: z.literal(4), ...sideFields, rows: z.number().int().min(0), tsRange }),
+    z.object({ v: z.literal(5), ...sideFields, rows: z.number().int().min(0), tsRange }),
   ])
-  .refine((j) => j.v === 4 || lineCount(j.eventsText) === j.eventIds.length, {
+  .refine((j) => !('eventsText' in j) || lineCount(j.eventsText) === j.eventIds.length, {
     message: 'eventsText lines and eventIds differ in number',
   });
 export type IngestJob = z.infer<typeof ingestJobSchema>;
 /** A job as written now. */
-export type IngestJobV4 = Extract<IngestJob, { v: 4 }>;
-/** What the API enqueues: the job data and its payload (the event lines). */
+export type IngestJobV5 = Extract<IngestJob, { v: 5 }>;
+/** What the API enqueues: the job data and its payload (the event rows). */
 export interface QueuedIngest {
-  data: IngestJobV4;
+  data: IngestJobV5;
   payload: Buffer;
 }
 
@@ -206,9 +207,8 @@ function lineCount(text: string): number {
 }
 
 /**
- * Values as a JSONCompactEachRow line (a JSON array). Measured against JSON objects (full or with empty
- * columns left out) it is both the fastest to build and the smallest, which matters twice: the web role
- * builds it, and Redis and the store carry it.
+ * Values as a JSONCompactEachRow line (a JSON array): the payload of v4 jobs, and what fixtures and tools
+ * insert directly. Jobs written now carry RowBinary (lib/ingest/rowBinary.ts).
  */
 function jsonLine(values: unknown[]): string {
   const line = JSON.stringify(values);
@@ -236,7 +236,8 @@ export function rowValues(r: EventRow): unknown[] {
   return headValues(r).concat(otherValues(r));
 }
 
-function sameHead(a: EventRow, b: EventRow): boolean {
+/** Whether two rows hold the same request columns (JOB_HEAD_COLUMNS), which a payload then encodes once. */
+export function sameHead(a: EventRow, b: EventRow): boolean {
   return (
     a.website_id === b.website_id && a.source === b.source && a.received_at === b.received_at &&
     a.ip_hash === b.ip_hash && a.api_key_id === b.api_key_id && a.expire_at === b.expire_at
@@ -262,16 +263,6 @@ export function eventLines(rows: readonly EventRow[]): { text: string; tsRange: 
     for (let i = 0; i < rows.length; i++) lines[i] = jsonLine(rowValues(rows[i]));
   }
   return { text: lines.join('\n'), tsRange: rows.length > 0 ? [minTs, maxTs] : null };
-}
-
-/** A v4 job of one request: its events as the payload, the side records in the data. */
-export function packJob(
-  websiteId: string,
-  rows: readonly EventRow[],
-  side: Pick<IngestJobV4, 'identities' | 'payments' | 'interactions' | 'errors' | 'replays'>,
-): QueuedIngest {
-  const { text, tsRange } = eventLines(rows);
-  return { data: { v: 4, websiteId, rows: rows.length, tsRange, ...side }, payload: Buffer.from(text) };
 }
 
 /** A v3 job's lines as whole rows (EVENT_COLUMNS order): the head put back in front of every line. */

@@ -3,7 +3,7 @@
 // tests that use it.
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../../lib/clickhouse/client';
-import { dedupToken, insertEventsText } from '../../lib/ingest/chWriter';
+import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
 import { chTime, packEvents, type EventRow } from '../../lib/ingest/rows';
 
 /** A stored event row with everything empty but what `over` sets. */
@@ -42,5 +42,5 @@ export async function insertDstFixture(clickhouse: ClickHouseClient, websiteId: 
     row({ ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T21:50:00Z' }),
     row({ ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T22:20:00Z' }),
   ]);
-  await insertEventsText(clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+  await insertEventRows(clickhouse, packed.eventsText, dedupToken(packed.eventIds));
 }

@@ -10,7 +10,7 @@ import { client } from '../helpers/http';
 import { checkAgainstOpenApi } from '../helpers/openapiValidate';
 import { createApiKey, createWebsite, registerUser, type TestUser } from '../helpers/accounts';
 import { eventRow, insertDstFixture } from '../helpers/statsFixture';
-import { dedupToken, insertEventsText } from '../../lib/ingest/chWriter';
+import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
 import { packEvents } from '../../lib/ingest/rows';
 
 let ctx: TestContext;
@@ -195,7 +195,7 @@ describe('analytics on the hand-computed DST fixture (Europe/Berlin, now = 31 Ma
     // five visits in the last minutes of today (UTC), newest first: v0 … v4
     const rows = [0, 1, 2, 3, 4].map((i) => eventRow(w, { visitor_id: `p${i}`, session_id: `v${i}`, pathname: `/${i}`, ts: at(i + 1) }));
     const packed = packEvents(rows);
-    await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+    await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
     const ids = async (q: string) => {
       const res = await get(`/analytics/${w}/visitors?range=7d&${q}`, listerKey);
       return { ids: res.body.data.visitors.map((v: { id: string }) => v.id), more: res.body.data.pagination.has_more };

@@ -4,9 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Worker } from 'bullmq';
 import { sweepIngestPayloads } from '../../jobs/sweepIngestPayloads';
-import { dedupToken, insertEventsText } from '../../lib/ingest/chWriter';
+import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
 import { IdempotencyKeys } from '../../lib/ingest/dedupe';
-import { packEvents, packJob } from '../../lib/ingest/rows';
+import { packJob } from '../../lib/ingest/rowBinary';
+import { packEvents } from '../../lib/ingest/rows';
 import { ingestEnqueuer, ingestPayloadKey } from '../../lib/queue/ingest';
 import type { ClickHouseClient } from '../../lib/clickhouse/client';
 import { createLogger } from '../../lib/log';
@@ -158,6 +159,8 @@ it('jobs of a worker that died after inserting (lock lapsed, jobs stalled) are n
   }
 });
 
+const noSide = { identities: [], payments: [], interactions: [], errors: [], replays: [] };
+
 describe('job payloads', () => {
   const queueName = () => `${bullPrefix(ctx.config.REDIS_PREFIX)}:${QUEUE_NAMES.ingest}`;
   const payloadKeys = async () => (await ctx.redis.keys(`${ingestPayloadKey(queueName(), '')}*`)).sort();
@@ -208,13 +211,15 @@ describe('job payloads', () => {
     }
   });
 
-  it('the same rows inserted twice with one token are stored once, their session too', async () => {
+  it.each(['RowBinary', 'JSONCompactEachRow'] as const)('the same rows inserted twice with one token are stored once, their session too (%s)', async (format) => {
     const session = randomUUID();
-    const rows = [1, 2].map((i) => eventRow(fx.website.id, { pathname: '/twice-d', session_id: session, ts: new Date(Date.now() - i * 1000).toISOString() }));
+    const tag = `/twice-${format}`;
+    const rows = [1, 2].map((i) => eventRow(fx.website.id, { pathname: tag, session_id: session, ts: new Date(Date.now() - i * 1000).toISOString() }));
     const { eventsText, eventIds } = packEvents(rows);
-    await insertEventsText(ctx.clickhouse, eventsText, dedupToken(eventIds));
-    await insertEventsText(ctx.clickhouse, Buffer.from(eventsText), dedupToken(eventIds));
-    expect(await countEvents(ctx, `pathname = '/twice-d'`)).toBe(2);
+    const body = format === 'RowBinary' ? packJob(fx.website.id, rows, noSide).payload : eventsText;
+    await insertEventRows(ctx.clickhouse, body, dedupToken(eventIds), format);
+    await insertEventRows(ctx.clickhouse, Buffer.from(body), dedupToken(eventIds), format);
+    expect(await countEvents(ctx, `pathname = '${tag}'`)).toBe(2);
     const sessions = await (
       await ctx.clickhouse.query({
         query: `SELECT count() AS n, sum(pageviews) AS pv FROM sessions WHERE website_id = {w:UUID} AND session_id = {s:String}`,
@@ -224,7 +229,66 @@ describe('job payloads', () => {
     ).json<{ n: string; pv: string }>();
     expect(sessions[0]).toEqual({ n: '1', pv: '2' });
     // Another token is another insert.
-    await insertEventsText(ctx.clickhouse, eventsText, dedupToken([...eventIds, 'x']));
-    expect(await countEvents(ctx, `pathname = '/twice-d'`)).toBe(4);
+    await insertEventRows(ctx.clickhouse, body, dedupToken([...eventIds, 'x']), format);
+    expect(await countEvents(ctx, `pathname = '${tag}'`)).toBe(4);
+  });
+
+  it('RowBinary rows are stored exactly as the same rows sent as JSON lines', async () => {
+    const at = Date.now() - 60_000;
+    const texts = ['plain', 'ümlaut €', 'lone \ud800 high', 'quote " \\ back', 'tab\tnew\nline', 'x'.repeat(300), '😀'.repeat(60)];
+    const variants = texts.map((text, i) => ({
+      url: `https://shop.example.com/${text}`, referrer: text, props: JSON.stringify({ note: text }), name: text.slice(0, 40),
+      screen_width: 1920 + i, screen_height: 65535, engagement_ms: 4_000_000_000 + i, scroll_depth: 100 - i,
+      revenue: [0, 19.99, 123.45678, -0.5, 1e12, 0.0001, 1e-7][i],
+      ts: new Date(at + i).toISOString(),
+    }));
+    const sessionOf = { RowBinary: randomUUID(), JSONCompactEachRow: randomUUID() } as const;
+    const build = (format: keyof typeof sessionOf) =>
+      variants.map((v) => eventRow(fx.website.id, { ...v, type: 'custom', session_id: sessionOf[format], visitor_id: 'same', pathname: '/same-rows' }));
+    const binary = build('RowBinary');
+    const json = build('JSONCompactEachRow');
+    await insertEventRows(ctx.clickhouse, packJob(fx.website.id, binary, noSide).payload, dedupToken(binary.map((r) => r.event_id)), 'RowBinary');
+    await insertEventRows(ctx.clickhouse, packEvents(json).eventsText, dedupToken(json.map((r) => r.event_id)), 'JSONCompactEachRow');
+    const read = async (session: string) =>
+      (
+        await ctx.clickhouse.query({
+          query: `SELECT * EXCEPT (event_id, session_id) FROM events WHERE website_id = {w:UUID} AND session_id = {s:String} ORDER BY ts`,
+          query_params: { w: fx.website.id, s: session },
+          format: 'JSONEachRow',
+        })
+      ).json<Record<string, unknown>>();
+    const stored = await read(sessionOf.RowBinary);
+    expect(stored).toHaveLength(texts.length);
+    expect(stored).toEqual(await read(sessionOf.JSONCompactEachRow));
+    expect(stored.map((r) => r.revenue)).toEqual([0, 19.99, 123.4567, -0.5, 1e12, 0.0001, 0]);
+    expect(stored[2].referrer).toBe('lone \ufffd high');
+    expect(stored[6].referrer).toBe('😀'.repeat(60));
+  });
+
+  it('a retried v5 job writes only its rows not stored yet; a v4 job (JSON lines) is still written', async () => {
+    const rows = [1, 2, 3].map((i) => eventRow(fx.website.id, { pathname: '/retried-e', session_id: randomUUID(), ts: new Date(Date.now() - i * 1000).toISOString() }));
+    // Its middle row was stored by an earlier attempt.
+    await insertEventRows(ctx.clickhouse, packEvents([rows[1]]).eventsText, dedupToken([rows[1].event_id]));
+    const enqueue = ingestEnqueuer(ctx.ingestQueue);
+    const v5 = packJob(fx.website.id, rows, noSide);
+    const id = randomUUID();
+    await enqueue(id, v5);
+    // BullMQ counts attempts on the job hash: mark it as tried once, as after a failed attempt.
+    await ctx.redis.hset(`${queueName()}:${id}`, 'atm', '1');
+    const old = packEvents([eventRow(fx.website.id, { pathname: '/v4-e', ts: new Date().toISOString() })]);
+    await enqueue(randomUUID(), { data: { ...v5.data, v: 4, rows: 1, tsRange: null } as unknown as typeof v5.data, payload: Buffer.from(old.eventsText) });
+    const w = startWriter(ctx.clickhouse, { maxWaitMs: 100 });
+    try {
+      expect(await waitForEvents(ctx, 1, `pathname = '/v4-e'`)).toBe(1);
+      expect(await waitForEvents(ctx, 3, `pathname = '/retried-e'`)).toBe(3);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await countEvents(ctx, `pathname = '/retried-e'`)).toBe(3);
+      const ids = await (
+        await ctx.clickhouse.query({ query: `SELECT toString(event_id) AS id FROM events WHERE pathname = '/retried-e' ORDER BY ts DESC`, format: 'JSONEachRow' })
+      ).json<{ id: string }>();
+      expect(ids.map((r) => r.id)).toEqual(rows.map((r) => r.event_id));
+    } finally {
+      await w.stop();
+    }
   });
 });

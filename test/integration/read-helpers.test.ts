@@ -2,7 +2,7 @@
 // worker. Every expected value below was worked out by hand from the fixture table in beforeAll.
 import { createHash, randomUUID } from 'node:crypto';
 import { createGoal } from '../../lib/accounts/goals';
-import { dedupToken, insertEventsText } from '../../lib/ingest/chWriter';
+import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
 import { packEvents } from '../../lib/ingest/rows';
 import { chSeconds, chTime, type EventRow } from '../../lib/ingest/rows';
 import { apiKeyActivity } from '../../lib/stats/apiKeyActivity';
@@ -131,7 +131,7 @@ beforeAll(async () => {
     oldRow({ api_key_id: key1Id, name: 'Old', ts: chTime(T - 3 * DAY), received_at: chTime(T - 3 * DAY) }),
     oldRow({ api_key_id: key2.id, type: 'pageview', url: `${SITE}/old`, pathname: '/old', session_id: 'old-session', ts: chTime(T - 8 * DAY), received_at: chTime(T - 8 * DAY) }),
   ]);
-  await insertEventsText(ctx.clickhouse, old.eventsText, dedupToken(old.eventIds));
+  await insertEventRows(ctx.clickhouse, old.eventsText, dedupToken(old.eventIds));
   expect(await waitForEvents(ctx, 26 + 2 + 4 + 2)).toBe(34);
 }, 60_000);
 

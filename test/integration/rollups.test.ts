@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { main } from '../../cli/main';
 import { selectRows } from '../../lib/clickhouse/client';
 import { rollupDaily } from '../../jobs/rollupDaily';
-import { dedupToken, insertEventsText } from '../../lib/ingest/chWriter';
+import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
 import { packEvents, type EventRow } from '../../lib/ingest/rows';
 import { createLogger } from '../../lib/log';
 import { analyticsOverview, topPages } from '../../lib/external/analytics';
@@ -168,7 +168,7 @@ beforeAll(async () => {
   ctx = await createTestContext();
   site = randomUUID();
   const packed = packEvents(generate(site));
-  await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+  await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
   await arrivedInTime(site);
 });
 afterAll(() => ctx.close());
@@ -283,7 +283,7 @@ describe('daily rollups', () => {
       eventRow(w.id, { visitor_id: 'x', session_id: 'x1', ts: '2026-04-01T15:00:00Z' }),
       eventRow(w.id, { visitor_id: 'y', session_id: 'y1', ts: '2026-04-03T15:00:00Z' }),
     ]);
-    await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+    await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
     await arrivedInTime(w.id);
     const logger = createLogger('silent', 'test');
     // New York's 6 April ends at 04:00Z on the 7th; it closes 26 h later.
@@ -364,7 +364,7 @@ describe('daily rollups', () => {
     // 7 April is rolled up provisionally: a pageview landing there late leaves a late mark, and shows as soon
     // as readers look at the marks again (they remember them for a few seconds).
     const late = packEvents([eventRow(site, { visitor_id: 'late', session_id: 'late-1', pathname: '/late', ts: '2026-04-07T12:00:00Z' })]);
-    await insertEventsText(ctx.clickhouse, late.eventsText, dedupToken(late.eventIds));
+    await insertEventRows(ctx.clickhouse, late.eventsText, dedupToken(late.eventIds));
     advanceClock(MARKS_MEMORY_MS);
     const withLate = await analyticsOverview(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', Date.parse('2026-04-10T10:00:00Z'));
     expect(withLate.summary.total_page_views).toBe(before.summary.total_page_views + 1);
@@ -393,7 +393,7 @@ describe('provisional rollups', () => {
   const insertBoth = async (rows: (websiteId: string) => EventRow[]) => {
     for (const websiteId of [rolled, mirror]) {
       const packed = packEvents(rows(websiteId));
-      await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+      await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
     }
   };
   const endOf = (day: string) => startOfDay(addDays(parseDate(day)!, 1), TZ);

@@ -5,7 +5,7 @@ import { resolvePeriod, type ResolvedPeriod } from '../../lib/stats/period';
 import { runStats, type StatsQuery } from '../../lib/stats/query';
 import { parseDate } from '../../lib/stats/time';
 import { createTestContext, type TestContext } from '../helpers/context';
-import { dedupToken, insertEventsText } from '../../lib/ingest/chWriter';
+import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
 import { packEvents } from '../../lib/ingest/rows';
 import { eventRow, insertDstFixture } from '../helpers/statsFixture';
 
@@ -83,7 +83,7 @@ it('places a visit written in two inserts across midnight on the day it began, w
   const v = { visitor_id: 'N', session_id: 'N1' };
   for (const ts of ['2026-03-30T21:50:00Z', '2026-03-30T22:10:00Z']) {
     const packed = packEvents([eventRow(site, { ...v, ts })]);
-    await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+    await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
   }
   const on = (date: string) => resolvePeriod('day', parseDate(date)!, TZ) as ResolvedPeriod;
   const ask = (date: string) => runStats(ctx.clickhouse, query({ websiteId: site, start: on(date).start, end: on(date).end, metrics: ['visits', 'pageviews', 'visit_duration', 'bounce_rate'] }));
@@ -116,7 +116,7 @@ it('reads a range of whole UTC days by the day alone: the first and last millise
     ['/after', 'a', '2026-03-27T00:00:00.000Z'],
   ].map(([pathname, v, ts]) => eventRow(site, { pathname, visitor_id: v, session_id: v, country_code: 'DE', ts }));
   const packed = packEvents(rows);
-  await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+  await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
   const days = { start: Date.parse('2026-03-24T00:00:00Z'), end: Date.parse('2026-03-27T00:00:00Z') };
   const ask = (over: Partial<StatsQuery>) =>
     runStats(ctx.clickhouse, query({ websiteId: site, timeZone: 'UTC', ...days, metrics: ['visitors', 'pageviews'], ...over }));
@@ -158,7 +158,7 @@ describe('a visit’s source and utm values, and its events', () => {
       eventRow(site, { visitor_id: 'Z', session_id: '', source_name: 'Bing', pathname: '/home', ts: at(20) }),
       eventRow(site, { visitor_id: 'W', session_id: 'E1', type: 'event', name: 'Signup', pathname: '', source_name: 'Twitter', ts: at(30) }),
     ]);
-    await insertEventsText(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+    await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
   });
 
   it('counts every event of a visit under the visit’s source, an event without a session under its own', async () => {

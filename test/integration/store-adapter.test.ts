@@ -291,6 +291,60 @@ describe('store adapter', () => {
       expect(res.summary?.written_rows).toBe('2');
     });
 
+    describe('binary formats (read by the engine from a file)', () => {
+      // RowBinary of (id UInt64, name String): little-endian id, LEB128 length, UTF-8 bytes.
+      const rowBinary = (rows: Array<[number, string]>) =>
+        Buffer.concat(
+          rows.flatMap(([id, name]) => {
+            const idBytes = Buffer.alloc(8);
+            idBytes.writeBigUInt64LE(BigInt(id));
+            const text = Buffer.from(name);
+            return [idBytes, Buffer.from([text.length]), text];
+          }),
+        );
+      const execBody = (query: string, body: Buffer, settings: Record<string, string> = {}) =>
+        client('default').exec({ query, values: Readable.from([body]), clickhouse_settings: settings });
+      const names = async (from: number, to: number) =>
+        (await (await client('adapter_a').query({ query: `SELECT id, name FROM ins WHERE id BETWEEN ${from} AND ${to} ORDER BY id`, format: 'JSONEachRow' })).json<{ id: string; name: string }>());
+
+      test('RowBinary with a column list takes the table’s types, and a token dedupes it', async () => {
+        const body = rowBinary([[40, 'bin'], [41, 'ümlaut €']]);
+        const res = await execBody('INSERT INTO adapter_a.ins (id, name) FORMAT RowBinary', body, { insert_deduplication_token: 'rb' });
+        await streamText(res.stream);
+        expect(res.summary?.written_bytes).toBe(String(body.length));
+        await streamText((await execBody('INSERT INTO adapter_a.ins (id, name) FORMAT RowBinary', body, { insert_deduplication_token: 'rb' })).stream);
+        expect(await names(40, 49)).toEqual([{ id: '40', name: 'bin' }, { id: '41', name: 'ümlaut €' }]);
+        expect(fs.readdirSync(path.join(dataDir, 'clickhouse', 'insert-files'))).toEqual([]);
+      });
+
+      test('Native carries its own types', async () => {
+        const native = await (await client('default').exec({ query: "SELECT toUInt64(50) AS id, 'native' AS name FORMAT Native" })).stream;
+        const chunks: Buffer[] = [];
+        for await (const c of native) chunks.push(c as Buffer);
+        await streamText((await execBody('INSERT INTO adapter_a.ins (id, name) FORMAT Native', Buffer.concat(chunks))).stream);
+        expect(await names(50, 50)).toEqual([{ id: '50', name: 'native' }]);
+      });
+
+      test('a truncated body, an unknown table or column is refused with the engine’s error and stores nothing', async () => {
+        const body = rowBinary([[60, 'whole'], [61, 'cut']]);
+        const cut = await rejection(execBody('INSERT INTO adapter_a.ins (id, name) FORMAT RowBinary', body.subarray(0, body.length - 1)));
+        expect(cut.type).toMatch(/^CANNOT_READ_ALL_DATA/);
+        expect(await names(60, 61)).toEqual([]);
+        expect((await rejection(execBody('INSERT INTO adapter_a.nope (id) FORMAT RowBinary', body))).type).toBe('UNKNOWN_TABLE');
+        expect((await rejection(execBody('INSERT INTO adapter_a.ins (id, nope) FORMAT RowBinary', body))).type).toBe('NO_SUCH_COLUMN_IN_TABLE');
+      });
+
+      test('a table altered after a RowBinary insert is read with its new types', async () => {
+        const db = client('adapter_a');
+        await db.command({ query: 'CREATE TABLE alt (id UInt64, name String) ENGINE = MergeTree ORDER BY id' });
+        await streamText((await execBody('INSERT INTO adapter_a.alt FORMAT RowBinary', rowBinary([[1, 'a']]))).stream);
+        await db.command({ query: 'ALTER TABLE alt ADD COLUMN n UInt8' });
+        await streamText((await execBody('INSERT INTO adapter_a.alt FORMAT RowBinary', Buffer.concat([rowBinary([[2, 'b']]), Buffer.from([7])]))).stream);
+        const rs = await db.query({ query: 'SELECT id, name, n FROM alt ORDER BY id', format: 'JSONEachRow' });
+        expect(await rs.json()).toEqual([{ id: '1', name: 'a', n: 0 }, { id: '2', name: 'b', n: 7 }]);
+      });
+    });
+
     test('columns: { except } (not a plain column list) goes through SQL and still works', async () => {
       const db = client('adapter_a');
       await db.insert({ table: 'ins', values: [[30, 'except', '2024-01-01 00:00:00.000', ['x']]], columns: { except: ['n'] }, format: 'JSONCompactEachRow' });

@@ -133,8 +133,9 @@ describe('chTime', () => {
 });
 
 describe('event rows as JSONCompactEachRow lines', () => {
-  const { EVENT_COLUMNS, JOB_HEAD_COLUMNS, V2_EVENT_COLUMNS, ingestJobSchema, lineEventIds, packEvents, packJob, rowValues, wholeLines } =
+  const { EVENT_COLUMNS, JOB_HEAD_COLUMNS, V2_EVENT_COLUMNS, ingestJobSchema, lineEventIds, packEvents, rowValues, wholeLines } =
     require('../../lib/ingest/rows') as typeof import('../../lib/ingest/rows');
+  const { EVENT_ROW_TYPES, eventRowSpans, packJob } = require('../../lib/ingest/rowBinary') as typeof import('../../lib/ingest/rowBinary');
   // Every column a distinct value, so a column out of place cannot go unnoticed.
   const row = () =>
     Object.fromEntries(EVENT_COLUMNS.map((c, i) => [c, c === 'screen_width' || c === 'screen_height' || c === 'engagement_ms' || c === 'scroll_depth' || c === 'revenue' ? i : `v${i}`])) as unknown as import('../../lib/ingest/rows').EventRow;
@@ -149,18 +150,60 @@ describe('event rows as JSONCompactEachRow lines', () => {
 
   const side = { identities: [], payments: [], interactions: [], errors: [], replays: [] };
 
-  it('a v4 job holds whole rows in its payload, the request’s columns serialised once, and names them by count', () => {
+  it('whole lines name their event ids', () => {
     const rows = [row(), { ...row(), event_id: 'second', url: 'other', ts: 'v0' }, { ...row(), props: '{"a":"\n["}', ts: 'v9' }];
-    const { data, payload } = packJob(uuid, rows, side);
-    expect(data).toMatchObject({ v: 4, websiteId: uuid, rows: 3, tsRange: ['v0', 'v9'] });
-    expect(payload.toString()).toBe(rows.map(reference).join('\n'));
     expect(packEvents(rows).eventsText).toBe(rows.map(reference).join('\n'));
-    expect(lineEventIds(payload.toString().split('\n'))).toEqual(rows.map((r) => r.event_id));
+    expect(lineEventIds(packEvents(rows).eventsText.split('\n'))).toEqual(rows.map((r) => r.event_id));
+  });
+
+  // An independent reader of RowBinary as ClickHouse defines it: LEB128 length + UTF-8 bytes for a String,
+  // little-endian for the integers.
+  function readRowBinary(payload: Buffer): unknown[][] {
+    const rows: unknown[][] = [];
+    let pos = 0;
+    while (pos < payload.length) {
+      const values: unknown[] = [];
+      for (const type of EVENT_ROW_TYPES) {
+        if (type === 'UInt8') values.push(payload.readUInt8(pos)), (pos += 1);
+        else if (type === 'UInt16') values.push(payload.readUInt16LE(pos)), (pos += 2);
+        else if (type === 'UInt32') values.push(payload.readUInt32LE(pos)), (pos += 4);
+        else {
+          let len = 0;
+          for (let shift = 0; ; shift += 7) {
+            const b = payload[pos++];
+            len += (b & 0x7f) * 2 ** shift;
+            if (b < 0x80) break;
+          }
+          values.push(payload.toString('utf8', pos, pos + len));
+          pos += len;
+        }
+      }
+      rows.push(values);
+    }
+    expect(pos).toBe(payload.length);
+    return rows;
+  }
+  // What a row must read back as: its values in column order, texts well formed, the revenue as its text.
+  const expected = (r: Record<string, unknown>) =>
+    EVENT_COLUMNS.map((c) => (c === 'revenue' ? String(r[c]) : typeof r[c] === 'string' ? (r[c] as string).toWellFormed() : r[c]));
+
+  it('a v5 job holds its rows as RowBinary in its payload, the request’s columns encoded once, and counts them', () => {
+    expect(EVENT_ROW_TYPES.filter((t) => t !== 'String')).toEqual(['UInt16', 'UInt16', 'UInt32', 'UInt8']);
+    const rows = [row(), { ...row(), event_id: 'second', url: 'other', ts: 'v0' }, { ...row(), props: '{"a":"\n["}', ts: 'v9', revenue: 19.99 }];
+    const { data, payload } = packJob(uuid, rows, side);
+    expect(data).toMatchObject({ v: 5, websiteId: uuid, rows: 3, tsRange: ['v0', 'v9'] });
+    expect(readRowBinary(payload)).toEqual(rows.map(expected));
+    const spans = eventRowSpans(payload);
+    expect(spans.map((s) => s.eventId)).toEqual(rows.map((r) => r.event_id));
+    expect(readRowBinary(payload.subarray(spans[1].start, spans[1].end))).toEqual([expected(rows[1])]);
+    expect(spans.at(-1)?.end).toBe(payload.length);
+    expect(() => eventRowSpans(payload.subarray(0, payload.length - 1))).toThrow(/ends inside a row/);
     expect(ingestJobSchema.safeParse(data).success).toBe(true);
     expect(ingestJobSchema.safeParse({ ...data, rows: -1 }).success).toBe(false);
-    // Rows of different requests share no head: each line carries its own.
+    expect(ingestJobSchema.safeParse({ ...data, v: 4 }).success).toBe(true); // v4 jobs (JSON lines) still read
+    // Rows of different requests share no head: each row carries its own.
     const mixed = [row(), { ...row(), received_at: 'later' }];
-    expect(packJob(uuid, mixed, side).payload.toString()).toBe(mixed.map(reference).join('\n'));
+    expect(readRowBinary(packJob(uuid, mixed, side).payload)).toEqual(mixed.map(expected));
     const empty = packJob(uuid, [], side);
     expect(empty.payload.length).toBe(0);
     expect(empty.data).toMatchObject({ rows: 0, tsRange: null });
@@ -190,8 +233,13 @@ describe('event rows as JSONCompactEachRow lines', () => {
     const rows = samples.map((text) => ({ ...row(), url: text, props: JSON.stringify({ note: text }) }));
     const { eventsText } = packEvents(rows);
     expect(eventsText.split('\n')).toEqual(rows.map(reference));
-    expect(packJob(uuid, rows, side).payload.toString()).toBe(eventsText);
     expect(JSON.parse(eventsText.split('\n')[0])[EVENT_COLUMNS.indexOf('url')]).toBe('lone \ufffd high');
+    // RowBinary: the same well-formed texts, whatever their length (a length of 128+ bytes takes two bytes).
+    const long = ['a'.repeat(127), 'b'.repeat(128), 'é'.repeat(42), 'é'.repeat(43), '€'.repeat(50), `${'x'.repeat(200)}\ud800`, '😀'.repeat(21)];
+    const all = [...rows, ...long.map((text) => ({ ...row(), url: text, props: text }))];
+    const decoded = readRowBinary(packJob(uuid, all, side).payload);
+    expect(decoded).toEqual(all.map(expected));
+    expect(decoded[0][EVENT_COLUMNS.indexOf('url')]).toBe('lone \ufffd high');
   });
 });
 
