@@ -10,7 +10,7 @@ import { dedupToken, existingEventIds, insertEventRows, isBadDataError, type Eve
 import type { IdempotencyKeys } from '../lib/ingest/dedupe';
 import { insertBrowserRows, upsertErrorGroups } from '../lib/ingest/browserWriter';
 import { writeIdentities, writePayments } from '../lib/ingest/pgWriter';
-import { eventRowSpans } from '../lib/ingest/rowBinary';
+import { eventRowSpans, ROW_BINARY_COLUMNS } from '../lib/ingest/rowBinary';
 import { EVENT_COLUMNS, ingestJobSchema, lineEventIds, V2_EVENT_COLUMNS, wholeLines, type IngestJob } from '../lib/ingest/rows';
 import { ingestPayloadKey } from '../lib/queue/ingest';
 import type { Logger } from '../lib/log';
@@ -294,7 +294,7 @@ export class IngestWriter {
     if (hasPayload(data)) {
       const all = data.rows;
       const format: EventRowsFormat = data.v === 5 ? 'RowBinary' : 'JSONCompactEachRow';
-      const whole = { format, columns: EVENT_COLUMNS } as const;
+      const whole = { format, columns: data.v === 5 ? ROW_BINARY_COLUMNS : EVENT_COLUMNS };
       // The request was answered 503: none of its events was accepted.
       if (voidedJobs.has(job.id ?? '')) {
         p.voided = new Set([...data.identities, ...data.payments].map((r) => r.event_id));

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '../clickhouse/client';
+import { ROW_BINARY_COLUMNS } from './rowBinary';
 import { EVENT_COLUMNS } from './rows';
 
 /**
@@ -31,7 +32,8 @@ export function isBadDataError(err: unknown): boolean {
 export type EventRowsFormat = 'RowBinary' | 'JSONCompactEachRow';
 
 /**
- * Inserts event rows whose values are in `columns` order (EVENT_COLUMNS unless told) through `events_ingest`
+ * Inserts event rows whose values are in `columns` order (unless told: ROW_BINARY_COLUMNS for RowBinary,
+ * EVENT_COLUMNS for JSON lines) through `events_ingest`
  * (sql/clickhouse/008, 015): read as plain strings, converted by whole columns.
  */
 export async function insertEventRows(
@@ -39,7 +41,7 @@ export async function insertEventRows(
   rows: string | Buffer,
   token: string,
   format: EventRowsFormat = 'JSONCompactEachRow',
-  columns: readonly string[] = EVENT_COLUMNS,
+  columns: readonly string[] = format === 'RowBinary' ? ROW_BINARY_COLUMNS : EVENT_COLUMNS,
 ): Promise<void> {
   if (rows.length === 0) return;
   const result = await clickhouse.exec({

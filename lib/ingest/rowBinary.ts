@@ -4,17 +4,30 @@
 // Values follow `events_ingest`'s types (sql/clickhouse/015): String for every text, UUID and time column,
 // the width of the four integer columns; the table's view converts whole columns into `events`' types.
 // Rows are self-delimiting, so the payloads of many jobs concatenate into one insert as they are.
-import { EVENT_COLUMNS, sameHead, type EventRow, type IngestJobV5, type QueuedIngest } from './rows';
+import { EVENT_COLUMNS, JOB_HEAD_COLUMNS, sameHead, type EventRow, type IngestJobV5, type QueuedIngest } from './rows';
 
 /** Integer columns and their byte width; every other column is a String. */
 const INT_BYTES: Partial<Record<keyof EventRow, 1 | 2 | 4>> = { screen_width: 2, screen_height: 2, engagement_ms: 4, scroll_depth: 1 };
 const INT_TYPES = { 1: 'UInt8', 2: 'UInt16', 4: 'UInt32' } as const;
 
-/** The RowBinary structure of a payload row, in EVENT_COLUMNS order (what `events_ingest` declares). */
-export const EVENT_ROW_TYPES: readonly string[] = EVENT_COLUMNS.map((c) => {
+/**
+ * The column order of a payload row (the insert names it): the request's columns, the event's other String
+ * columns, then the integers, so that a row's texts are contiguous and written in one go (RowBinaryWriter.texts).
+ */
+export const ROW_BINARY_COLUMNS: readonly (keyof EventRow)[] = [
+  ...JOB_HEAD_COLUMNS,
+  ...EVENT_COLUMNS.filter((c) => !JOB_HEAD_COLUMNS.includes(c) && !INT_BYTES[c]),
+  ...EVENT_COLUMNS.filter((c) => INT_BYTES[c]),
+];
+
+/** The RowBinary type of each payload column, in ROW_BINARY_COLUMNS order (what `events_ingest` declares). */
+export const EVENT_ROW_TYPES: readonly string[] = ROW_BINARY_COLUMNS.map((c) => {
   const bytes = INT_BYTES[c];
   return bytes ? INT_TYPES[bytes] : 'String';
 });
+
+// The length byte of a string of n < 128 ASCII characters, as a character of a text written as UTF-8.
+const LENGTH_CHARS = Array.from({ length: 128 }, (_, n) => String.fromCharCode(n));
 
 /** A growable byte buffer that writes RowBinary values. */
 class RowBinaryWriter {
@@ -34,33 +47,44 @@ class RowBinaryWriter {
 
   /** A varint length then the UTF-8 bytes; a lone surrogate becomes U+FFFD, as ClickHouse needs well-formed text. */
   string(s: string): void {
-    const units = s.length;
-    this.reserve(5 + units * 3);
-    const buf = this.buf;
-    const start = this.pos;
-    if (units <= 42) {
-      // ASCII, nearly every value, is copied here: cheaper than a native call for a short string.
-      buf[start] = units;
-      const at = start + 1;
-      let i = 0;
-      for (; i < units; i++) {
-        const c = s.charCodeAt(i);
-        if (c >= 0x80) break;
-        buf[at + i] = c;
-      }
-      if (i === units) {
-        this.pos = at + units;
-        return;
-      }
-      // A UTF-16 unit is at most 3 UTF-8 bytes: up to 42 units the length fits the varint's first byte, so
-      // the text is written straight after it and its length filled in (no byte count first).
-      const n = buf.write(s, at);
-      buf[start] = n;
-      this.pos = at + n;
-      return;
-    }
+    this.reserve(5 + s.length * 3);
     this.varint(Buffer.byteLength(s));
-    this.pos += buf.write(s, this.pos);
+    this.pos += this.buf.write(s, this.pos);
+  }
+
+  /**
+   * Consecutive String values. Each native write costs more than the bytes it copies, so the values and
+   * their length bytes are joined into one text and written at once: exact while every value is ASCII and
+   * shorter than 128 (its length byte is then one ASCII character), which a byte count equal to the text's
+   * length proves. Longer values are written on their own; a row with non-ASCII text is written value by value.
+   */
+  texts(values: readonly string[]): void {
+    const start = this.pos;
+    let text = '';
+    for (const v of values) {
+      if (v.length < 128) {
+        text += LENGTH_CHARS[v.length] + v;
+        continue;
+      }
+      if (!this.ascii(text)) return this.eachText(start, values);
+      text = '';
+      this.string(v);
+    }
+    if (!this.ascii(text)) this.eachText(start, values);
+  }
+
+  /** Writes `text`; false (and nothing written) when it was not all ASCII. */
+  private ascii(text: string): boolean {
+    this.reserve(text.length * 3);
+    const n = this.buf.write(text, this.pos);
+    if (n !== text.length) return false;
+    this.pos += n;
+    return true;
+  }
+
+  private eachText(start: number, values: readonly string[]): void {
+    this.pos = start;
+    for (const v of values) this.string(v);
   }
 
   private varint(value: number): void {
@@ -90,55 +114,24 @@ class RowBinaryWriter {
 }
 
 // Values of a row spelled out per column (reading each property by name beats a keyed loop over 40
-// names); a unit test checks the order against EVENT_COLUMNS through a decode.
-function writeHead(w: RowBinaryWriter, r: EventRow): void {
-  w.string(r.website_id);
-  w.string(r.source);
-  w.string(r.received_at);
-  w.string(r.ip_hash);
-  w.string(r.api_key_id);
-  w.string(r.expire_at);
-}
+// names), in ROW_BINARY_COLUMNS order; a unit test checks the order through a decode.
+const headTexts = (r: EventRow): string[] => [r.website_id, r.source, r.received_at, r.ip_hash, r.api_key_id, r.expire_at];
+const restTexts = (r: EventRow): string[] => [
+  r.event_id, r.type, r.name, r.ts, r.session_id, r.visitor_id, r.url, r.hostname, r.pathname, r.referrer,
+  r.referrer_domain, r.source_name, r.utm_source, r.utm_medium, r.utm_campaign, r.utm_content, r.utm_term,
+  r.device_type, r.browser, r.browser_version, r.os, r.os_version, r.country_code, r.region, r.city, r.language,
+  // The decimal's text as JSON.stringify writes it; the view parses it exactly (no binary float rounding).
+  String(r.revenue), r.currency, r.props, r.idempotency_key,
+];
 
-function writeRest(w: RowBinaryWriter, r: EventRow): void {
-  w.string(r.event_id);
-  w.string(r.type);
-  w.string(r.name);
-  w.string(r.ts);
-  w.string(r.session_id);
-  w.string(r.visitor_id);
-  w.string(r.url);
-  w.string(r.hostname);
-  w.string(r.pathname);
-  w.string(r.referrer);
-  w.string(r.referrer_domain);
-  w.string(r.source_name);
-  w.string(r.utm_source);
-  w.string(r.utm_medium);
-  w.string(r.utm_campaign);
-  w.string(r.utm_content);
-  w.string(r.utm_term);
-  w.string(r.device_type);
-  w.string(r.browser);
-  w.string(r.browser_version);
-  w.string(r.os);
-  w.string(r.os_version);
-  w.string(r.country_code);
-  w.string(r.region);
-  w.string(r.city);
+function writeInts(w: RowBinaryWriter, r: EventRow): void {
   w.uint(r.screen_width, 2);
   w.uint(r.screen_height, 2);
-  w.string(r.language);
   w.uint(r.engagement_ms, 4);
   w.uint(r.scroll_depth, 1);
-  // The decimal's text as JSON.stringify writes it; the view parses it exactly (no binary float rounding).
-  w.string(String(r.revenue));
-  w.string(r.currency);
-  w.string(r.props);
-  w.string(r.idempotency_key);
 }
 
-/** Event rows as RowBinary (EVENT_COLUMNS order), and the span of their ts. */
+/** Event rows as RowBinary (ROW_BINARY_COLUMNS order), and the span of their ts. */
 export function encodeEventRows(rows: readonly EventRow[]): { bytes: Buffer; tsRange: [string, string] | null } {
   if (rows.length === 0) return { bytes: Buffer.alloc(0), tsRange: null };
   let minTs = rows[0].ts;
@@ -153,23 +146,24 @@ export function encodeEventRows(rows: readonly EventRow[]): { bytes: Buffer; tsR
   if (shared) {
     // The request's columns hold the same values on every row: encoded once, copied in front of each.
     const hw = new RowBinaryWriter(256);
-    writeHead(hw, rows[0]);
+    hw.texts(headTexts(rows[0]));
     const head = hw.result();
     for (const r of rows) {
       w.bytes(head);
-      writeRest(w, r);
+      w.texts(restTexts(r));
+      writeInts(w, r);
     }
   } else {
     for (const r of rows) {
-      writeHead(w, r);
-      writeRest(w, r);
+      w.texts(headTexts(r).concat(restTexts(r)));
+      writeInts(w, r);
     }
   }
   return { bytes: w.result(), tsRange: [minTs, maxTs] };
 }
 
-const EVENT_ID_AT = EVENT_COLUMNS.indexOf('event_id');
-const WIDTHS = EVENT_COLUMNS.map((c) => INT_BYTES[c] ?? 0);
+const EVENT_ID_AT = ROW_BINARY_COLUMNS.indexOf('event_id');
+const WIDTHS = ROW_BINARY_COLUMNS.map((c) => INT_BYTES[c] ?? 0);
 
 /**
  * Where each row of a payload starts and ends, with its event id: for the writer's rare checks of a retried

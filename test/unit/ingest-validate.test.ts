@@ -135,7 +135,7 @@ describe('chTime', () => {
 describe('event rows as JSONCompactEachRow lines', () => {
   const { EVENT_COLUMNS, JOB_HEAD_COLUMNS, V2_EVENT_COLUMNS, ingestJobSchema, lineEventIds, packEvents, rowValues, wholeLines } =
     require('../../lib/ingest/rows') as typeof import('../../lib/ingest/rows');
-  const { EVENT_ROW_TYPES, eventRowSpans, packJob } = require('../../lib/ingest/rowBinary') as typeof import('../../lib/ingest/rowBinary');
+  const { EVENT_ROW_TYPES, ROW_BINARY_COLUMNS, eventRowSpans, packJob } = require('../../lib/ingest/rowBinary') as typeof import('../../lib/ingest/rowBinary');
   // Every column a distinct value, so a column out of place cannot go unnoticed.
   const row = () =>
     Object.fromEntries(EVENT_COLUMNS.map((c, i) => [c, c === 'screen_width' || c === 'screen_height' || c === 'engagement_ms' || c === 'scroll_depth' || c === 'revenue' ? i : `v${i}`])) as unknown as import('../../lib/ingest/rows').EventRow;
@@ -185,10 +185,14 @@ describe('event rows as JSONCompactEachRow lines', () => {
   }
   // What a row must read back as: its values in column order, texts well formed, the revenue as its text.
   const expected = (r: Record<string, unknown>) =>
-    EVENT_COLUMNS.map((c) => (c === 'revenue' ? String(r[c]) : typeof r[c] === 'string' ? (r[c] as string).toWellFormed() : r[c]));
+    ROW_BINARY_COLUMNS.map((c) => (c === 'revenue' ? String(r[c]) : typeof r[c] === 'string' ? (r[c] as string).toWellFormed() : r[c]));
 
   it('a v5 job holds its rows as RowBinary in its payload, the request’s columns encoded once, and counts them', () => {
-    expect(EVENT_ROW_TYPES.filter((t) => t !== 'String')).toEqual(['UInt16', 'UInt16', 'UInt32', 'UInt8']);
+    // Every column once: the request's first, the texts, then the integers.
+    expect([...ROW_BINARY_COLUMNS].sort()).toEqual([...EVENT_COLUMNS].sort());
+    expect(ROW_BINARY_COLUMNS.slice(0, JOB_HEAD_COLUMNS.length)).toEqual(JOB_HEAD_COLUMNS);
+    expect(EVENT_ROW_TYPES.slice(-4)).toEqual(['UInt16', 'UInt16', 'UInt32', 'UInt8']);
+    expect(EVENT_ROW_TYPES.slice(0, -4).every((t) => t === 'String')).toBe(true);
     const rows = [row(), { ...row(), event_id: 'second', url: 'other', ts: 'v0' }, { ...row(), props: '{"a":"\n["}', ts: 'v9', revenue: 19.99 }];
     const { data, payload } = packJob(uuid, rows, side);
     expect(data).toMatchObject({ v: 5, websiteId: uuid, rows: 3, tsRange: ['v0', 'v9'] });
@@ -236,10 +240,12 @@ describe('event rows as JSONCompactEachRow lines', () => {
     expect(JSON.parse(eventsText.split('\n')[0])[EVENT_COLUMNS.indexOf('url')]).toBe('lone \ufffd high');
     // RowBinary: the same well-formed texts, whatever their length (a length of 128+ bytes takes two bytes).
     const long = ['a'.repeat(127), 'b'.repeat(128), 'é'.repeat(42), 'é'.repeat(43), '€'.repeat(50), `${'x'.repeat(200)}\ud800`, '😀'.repeat(21)];
-    const all = [...rows, ...long.map((text) => ({ ...row(), url: text, props: text }))];
+    // Mixed: a long text written on its own, then non-ASCII later in the same row (the row is rewritten).
+    const mixed = [{ ...row(), url: 'y'.repeat(200), props: 'ü' }, { ...row(), url: 'ü', props: 'z'.repeat(300) }, { ...row(), name: 'ß', website_id: 'ü' }];
+    const all = [...rows, ...long.map((text) => ({ ...row(), url: text, props: text })), ...mixed];
     const decoded = readRowBinary(packJob(uuid, all, side).payload);
     expect(decoded).toEqual(all.map(expected));
-    expect(decoded[0][EVENT_COLUMNS.indexOf('url')]).toBe('lone \ufffd high');
+    expect(decoded[0][ROW_BINARY_COLUMNS.indexOf('url')]).toBe('lone \ufffd high');
   });
 });
 
