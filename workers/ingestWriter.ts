@@ -336,7 +336,7 @@ export class IngestWriter {
   private async voidedEvents(job: Job, data: Extract<IngestJob, { v: 2 | 3 }>): Promise<Set<string>> {
     if (data.keyed.length === 0 || !job.id) return new Set();
     const held = await this.opts.idempotency.claimStillHeld(
-      this.opts.idempotency.keys(data.websiteId, data.keyed.map(([, key]) => key)),
+      this.opts.idempotency.legacyKeys(data.websiteId, data.keyed.map(([, key]) => key)),
       job.id,
     );
     return new Set(data.keyed.filter((_, i) => !held[i]).map(([line]) => data.eventIds[line]));

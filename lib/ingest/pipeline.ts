@@ -80,8 +80,8 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
   // Dedupe: one atomic claim for every keyed event of the batch.
   const token = randomUUID();
   const keyed = built.filter((b) => b.event.idempotencyKey !== undefined);
-  const keys = deps.idempotency.keys(website.id, keyed.map((b) => b.event.idempotencyKey!));
-  const claimed = await orUnavailable(deps.idempotency.claim(keys, token));
+  const keys = keyed.map((b) => b.event.idempotencyKey!);
+  const claimed = await orUnavailable(deps.idempotency.claim(website.id, keys, token));
   for (const b of built) outcomes[b.index] = ACCEPTED;
   keyed.forEach((b, i) => {
     if (!claimed[i]) outcomes[b.index] = DEDUPED;
@@ -95,7 +95,7 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
     } catch (err) {
       // Nothing of this request is accepted: void its job in case it landed after all, and free its keys so
       // the client's retry is not taken for a repeat.
-      await deps.idempotency.release(keys.filter((_, i) => claimed[i]), token).catch(() => undefined);
+      await deps.idempotency.release(website.id, keys.filter((_, i) => claimed[i]), token).catch(() => undefined);
       deps.logger.error({ err: (err as Error).message }, 'enqueue failed; batch refused with 503');
       throw serviceUnavailable('Events could not be queued; retry with the same idempotency keys');
     }

@@ -199,7 +199,7 @@ describe('job payloads', () => {
     const keys = new IdempotencyKeys(ctx.redis, ctx.config.REDIS_PREFIX);
     const voidToken = randomUUID();
     await enqueue(voidToken, job('/voided-c'));
-    await keys.release([], voidToken);
+    await keys.release(fx.website.id, [], voidToken);
     await enqueue(randomUUID(), job('/kept-c'));
     const w = startWriter(ctx.clickhouse, { maxWaitMs: 100 });
     try {
