@@ -46,10 +46,9 @@ async function main(): Promise<void> {
     salts: { forTime: async () => 'f'.repeat(64) } as unknown as DailySalts,
     goals: { get: async () => new Set<string>() } as unknown as ActiveGoalsCache,
     idempotency: {
-      keys: (websiteId: string, keys: string[]) => keys.map((key) => `tmbench:idem:${websiteId}:${key}`),
-      claim: async (keys: string[]) => keys.map(() => true),
+      claim: async (_websiteId: string, keys: readonly string[]) => keys.map(() => true),
       release: async () => 0,
-    } as unknown as IdempotencyKeys,
+    } satisfies Pick<IdempotencyKeys, 'claim' | 'release'> as unknown as IdempotencyKeys,
     enqueue: async (_id: string, job: QueuedIngest) => {
       // What BullMQ's Job.asJSON does with the data before it goes to Redis; the payload goes as it is.
       jobBytes += JSON.stringify(job.data).length + job.payload.length;
