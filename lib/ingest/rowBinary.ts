@@ -207,3 +207,16 @@ export function packJob(
   const { bytes, tsRange } = encodeEventRows(rows);
   return { data: { v: 5, websiteId, rows: rows.length, tsRange, ...side }, payload: bytes };
 }
+
+/** A job without some of its rows (keep[i] for the payload's i-th row), and without their side records. */
+export function keepRows(job: QueuedIngest, keep: readonly boolean[]): QueuedIngest {
+  const spans = eventRowSpans(job.payload);
+  const dropped = new Set(spans.filter((_, i) => !keep[i]).map((s) => s.eventId));
+  const kept = spans.filter((_, i) => keep[i]);
+  const notDropped = <T extends { event_id: string }>(records: T[]) => records.filter((r) => !dropped.has(r.event_id));
+  return {
+    // The ts span of all rows still covers the kept ones: the worker only bounds a lookup with it.
+    data: { ...job.data, rows: kept.length, identities: notDropped(job.data.identities), payments: notDropped(job.data.payments) },
+    payload: Buffer.concat(kept.map((s) => job.payload.subarray(s.start, s.end))),
+  };
+}

@@ -135,7 +135,7 @@ describe('chTime', () => {
 describe('event rows as JSONCompactEachRow lines', () => {
   const { EVENT_COLUMNS, JOB_HEAD_COLUMNS, V2_EVENT_COLUMNS, ingestJobSchema, lineEventIds, packEvents, rowValues, wholeLines } =
     require('../../lib/ingest/rows') as typeof import('../../lib/ingest/rows');
-  const { EVENT_ROW_TYPES, ROW_BINARY_COLUMNS, eventRowSpans, packJob } = require('../../lib/ingest/rowBinary') as typeof import('../../lib/ingest/rowBinary');
+  const { EVENT_ROW_TYPES, ROW_BINARY_COLUMNS, eventRowSpans, keepRows, packJob } = require('../../lib/ingest/rowBinary') as typeof import('../../lib/ingest/rowBinary');
   // Every column a distinct value, so a column out of place cannot go unnoticed.
   const row = () =>
     Object.fromEntries(EVENT_COLUMNS.map((c, i) => [c, c === 'screen_width' || c === 'screen_height' || c === 'engagement_ms' || c === 'scroll_depth' || c === 'revenue' ? i : `v${i}`])) as unknown as import('../../lib/ingest/rows').EventRow;
@@ -211,6 +211,17 @@ describe('event rows as JSONCompactEachRow lines', () => {
     const empty = packJob(uuid, [], side);
     expect(empty.payload.length).toBe(0);
     expect(empty.data).toMatchObject({ rows: 0, tsRange: null });
+  });
+
+  it('a job keeps only the rows it is told to, with their side records', () => {
+    const rows = ['e1', 'e2', 'e3'].map((id, i) => ({ ...row(), event_id: id, url: `u${i}` }));
+    const record = (eventId: string) => ({ event_id: eventId }) as unknown as import('../../lib/ingest/rows').PaymentRecord;
+    const identity = (eventId: string) => ({ event_id: eventId }) as unknown as import('../../lib/ingest/rows').IdentityRecord;
+    const job = packJob(uuid, rows, { ...side, identities: [identity('e2')], payments: [record('e1'), record('e3')] });
+    const kept = keepRows(job, [true, false, true]);
+    expect(readRowBinary(kept.payload)).toEqual([expected(rows[0]), expected(rows[2])]);
+    expect(kept.data).toMatchObject({ v: 5, rows: 2, identities: [], payments: [{ event_id: 'e1' }, { event_id: 'e3' }] });
+    expect(readRowBinary(keepRows(job, [false, true, false]).payload)).toEqual([expected(rows[1])]);
   });
 
   it('still reads v3 jobs: the request’s columns once in eventsHead, put back in front of every line', () => {
