@@ -88,6 +88,10 @@ it('a thousand keys across every shard: all claimed once, all duplicates after',
   expect(new Set(batch.map(shardOf)).size).toBe(16);
   expect(await keys.claim(site, batch, randomUUID())).toEqual(batch.map(() => true));
   expect(await keys.claim(site, batch, randomUUID())).toEqual(batch.map(() => false));
+  // Old and new keys interleaved, over every shard, with a repeat of a new key: answers stay in input order.
+  const mixed = batch.slice(0, 300).flatMap((old, i) => (i % 3 === 0 ? [old, `new-${i}`, `new-${i}`] : [`new-${i}`, old]));
+  const expected = batch.slice(0, 300).flatMap((_, i) => (i % 3 === 0 ? [false, true, false] : [true, false]));
+  expect(await keys.claim(site, mixed, randomUUID())).toEqual(expected);
 });
 
 describe('claims of the previous layout (a key per claim)', () => {
