@@ -1,6 +1,7 @@
 // Event rows as ClickHouse RowBinary, the payload format of v5 ingest jobs. Measured in chDB with the
-// benchmark's rows (24,000-row inserts into `events_ingest`, merges stopped): 3.6 µs of engine CPU per row
-// against 9.0–9.5 for the same rows as JSONCompactEachRow, whose text parsing was most of the store's work.
+// benchmark's rows (bench/store-insert.ts: 24,000-row inserts into `events_ingest`, merges stopped): 5.4 µs
+// of engine CPU per row against 11.6 for the same rows as JSONCompactEachRow, whose text parsing was most of
+// the store's work.
 // Values follow `events_ingest`'s types (sql/clickhouse/015): String for every text, UUID and time column,
 // the width of the four integer columns; the table's view converts whole columns into `events`' types.
 // Rows are self-delimiting, so the payloads of many jobs concatenate into one insert as they are.
