@@ -97,15 +97,26 @@ class RowBinaryWriter {
     this.buf[this.pos++] = v;
   }
 
-  /** An unsigned little-endian integer of 1, 2 or 4 bytes (values were range-checked by the row schema). */
-  uint(value: number, bytes: 1 | 2 | 4): void {
-    this.reserve(bytes);
-    for (let i = 0; i < bytes; i++) this.buf[this.pos++] = (value >>> (8 * i)) & 0xff;
+  /** The four integer columns, little-endian: UInt16, UInt16, UInt32, UInt8 (range-checked upstream). */
+  ints(a: number, b: number, c: number, d: number): void {
+    this.reserve(9);
+    const buf = this.buf;
+    const p = this.pos;
+    buf[p] = a & 0xff;
+    buf[p + 1] = (a >>> 8) & 0xff;
+    buf[p + 2] = b & 0xff;
+    buf[p + 3] = (b >>> 8) & 0xff;
+    buf[p + 4] = c & 0xff;
+    buf[p + 5] = (c >>> 8) & 0xff;
+    buf[p + 6] = (c >>> 16) & 0xff;
+    buf[p + 7] = (c >>> 24) & 0xff;
+    buf[p + 8] = d & 0xff;
+    this.pos = p + 9;
   }
 
   bytes(b: Buffer): void {
     this.reserve(b.length);
-    b.copy(this.buf, this.pos);
+    this.buf.set(b, this.pos); // TypedArray#set: Buffer#copy checks its arguments at ~0.5 µs a call
     this.pos += b.length;
   }
 
@@ -126,10 +137,7 @@ const restTexts = (r: EventRow): string[] => [
 ];
 
 function writeInts(w: RowBinaryWriter, r: EventRow): void {
-  w.uint(r.screen_width, 2);
-  w.uint(r.screen_height, 2);
-  w.uint(r.engagement_ms, 4);
-  w.uint(r.scroll_depth, 1);
+  w.ints(r.screen_width, r.screen_height, r.engagement_ms, r.scroll_depth);
 }
 
 /** Event rows as RowBinary (ROW_BINARY_COLUMNS order), and the span of their ts. */
