@@ -253,7 +253,7 @@ export class IngestWriter {
         if (chunks.length > 0 && format === 'JSONCompactEachRow') chunks.push(NEWLINE);
         chunks.push(typeof p.lines === 'string' ? Buffer.from(p.lines) : p.lines);
       }
-      await insertEventRows(this.opts.clickhouse, Buffer.concat(chunks), dedupToken(parts.flatMap((p) => p.rowNames)), format, columns);
+      await insertEventRows(this.opts.clickhouse, chunks, dedupToken(parts.flatMap((p) => p.rowNames)), format, columns);
     }
   }
 

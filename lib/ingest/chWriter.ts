@@ -38,15 +38,17 @@ export type EventRowsFormat = 'RowBinary' | 'JSONCompactEachRow';
  */
 export async function insertEventRows(
   clickhouse: ClickHouseClient,
-  rows: string | Buffer,
+  rows: string | Buffer | readonly Buffer[],
   token: string,
   format: EventRowsFormat = 'JSONCompactEachRow',
   columns: readonly string[] = format === 'RowBinary' ? ROW_BINARY_COLUMNS : EVENT_COLUMNS,
 ): Promise<void> {
-  if (rows.length === 0) return;
+  // Several buffers (one per job) are streamed as they are: concatenating a flush copied ~30 MB for nothing.
+  const chunks = Array.isArray(rows) ? rows.filter((c) => c.length > 0) : rows.length > 0 ? [rows] : [];
+  if (chunks.length === 0) return;
   const result = await clickhouse.exec({
     query: `INSERT INTO events_ingest (${columns.join(', ')}) FORMAT ${format}`,
-    values: Readable.from([rows]),
+    values: Readable.from(chunks),
     clickhouse_settings: {
       insert_deduplication_token: token,
       // The views (events_ingest → events → sessions) must skip a deduplicated block exactly as a table does.
