@@ -9,17 +9,12 @@
 // Prints CPU µs per event for each round and the median, plus the size of the serialised job.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import type { Pool } from 'pg';
-import type { ApiKeyPrincipal } from '../lib/accounts/apiKeys';
-import type { ActiveGoalsCache } from '../lib/ingest/goalsCache';
-import type { IdempotencyKeys } from '../lib/ingest/dedupe';
 import { openEnrichers } from '../lib/ingest/enrichers';
-import { ingestServerBatch, type IngestDeps } from '../lib/ingest/pipeline';
+import { ingestServerBatch } from '../lib/ingest/pipeline';
 import type { QueuedIngest } from '../lib/ingest/rows';
-import type { DailySalts } from '../lib/ingest/salt';
 import { ingestBatchSchema } from '../lib/ingest/schemas';
-import { createLogger } from '../lib/log';
 import { buildTemplates, renderBody } from './ingest-load';
+import { standInDeps, standInPrincipal } from './pipeline-standins';
 
 const TRACKING_CODE = 'bench-micro';
 const WEBSITE = { id: randomUUID(), team_id: randomUUID(), domain: 'shop.example.com', tracking_code: TRACKING_CODE };
@@ -39,34 +34,12 @@ async function main(): Promise<void> {
   const enrichers = await openEnrichers({});
   let jobBytes = 0;
   let jobs = 0;
-  // In-memory stand-ins with only the methods this path calls, hence the casts.
-  const deps: IngestDeps = {
-    // The website lookup is the only query on this path.
-    pool: { query: async () => ({ rows: [WEBSITE] }) } as unknown as Pool,
-    salts: { forTime: async () => 'f'.repeat(64) } as unknown as DailySalts,
-    goals: { get: async () => new Set<string>() } as unknown as ActiveGoalsCache,
-    idempotency: {
-      claim: async (_websiteId: string, keys: readonly string[]) => keys.map(() => true),
-      release: async () => 0,
-    } satisfies Pick<IdempotencyKeys, 'claim' | 'release'> as unknown as IdempotencyKeys,
-    enqueue: async (_id: string, job: QueuedIngest) => {
-      // What BullMQ's Job.asJSON does with the data before it goes to Redis; the payload goes as it is.
-      jobBytes += JSON.stringify(job.data).length + job.payload.length;
-      jobs++;
-    },
-    enrichers,
-    logger: createLogger('warn', 'bench'),
-  };
-  const principal: ApiKeyPrincipal = {
-    keyId: randomUUID(),
-    keyName: 'bench',
-    teamId: WEBSITE.team_id,
-    permission: 'full_access',
-    websiteId: null,
-    plan: 'enterprise',
-    planLabel: 'Enterprise',
-    limitOverrides: {},
-  } as ApiKeyPrincipal;
+  const deps = standInDeps(WEBSITE, enrichers, async (_id: string, job: QueuedIngest) => {
+    // What BullMQ's Job.asJSON does with the data before it goes to Redis; the payload goes as it is.
+    jobBytes += JSON.stringify(job.data).length + job.payload.length;
+    jobs++;
+  });
+  const principal = standInPrincipal(WEBSITE);
 
   const templates = buildTemplates(96, batchSize, TRACKING_CODE);
   const results: number[] = [];

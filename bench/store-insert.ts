@@ -17,18 +17,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Session } from 'chdb';
-import type { Pool } from 'pg';
-import type { ApiKeyPrincipal } from '../lib/accounts/apiKeys';
 import { readMigrations, renderClickHouseSql, splitStatements } from '../lib/db/migrate';
-import type { IdempotencyKeys } from '../lib/ingest/dedupe';
 import { openEnrichers } from '../lib/ingest/enrichers';
-import type { ActiveGoalsCache } from '../lib/ingest/goalsCache';
-import { ingestServerBatch, type IngestDeps } from '../lib/ingest/pipeline';
+import { ingestServerBatch } from '../lib/ingest/pipeline';
 import { EVENT_ROW_TYPES, eventRowSpans, ROW_BINARY_COLUMNS } from '../lib/ingest/rowBinary';
-import type { DailySalts } from '../lib/ingest/salt';
 import { ingestBatchSchema } from '../lib/ingest/schemas';
-import { createLogger } from '../lib/log';
 import { buildTemplates, renderBody } from './ingest-load';
+import { standInDeps, standInPrincipal } from './pipeline-standins';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const cpuMicros = (since: NodeJS.CpuUsage): number => {
@@ -41,21 +36,10 @@ async function buildRows(count: number): Promise<Buffer> {
   const website = { id: randomUUID(), team_id: randomUUID(), domain: 'shop.example.com', tracking_code: 'bench' };
   const enrichers = await openEnrichers({});
   const payloads: Buffer[] = [];
-  const deps: IngestDeps = {
-    pool: { query: async () => ({ rows: [website] }) } as unknown as Pool,
-    salts: { forTime: async () => 'f'.repeat(64) } as unknown as DailySalts,
-    goals: { get: async () => new Set<string>() } as unknown as ActiveGoalsCache,
-    idempotency: {
-      claim: async (_websiteId: string, keys: readonly string[]) => keys.map(() => true),
-      release: async () => 0,
-    } satisfies Pick<IdempotencyKeys, 'claim' | 'release'> as unknown as IdempotencyKeys,
-    enqueue: async (_id, job) => {
-      payloads.push(job.payload);
-    },
-    enrichers,
-    logger: createLogger('warn', 'bench'),
-  };
-  const principal = { keyId: randomUUID(), keyName: 'bench', teamId: website.team_id, permission: 'full_access', websiteId: null, plan: 'enterprise', planLabel: 'Enterprise', limitOverrides: {} } as ApiKeyPrincipal;
+  const deps = standInDeps(website, enrichers, async (_id, job) => {
+    payloads.push(job.payload);
+  });
+  const principal = standInPrincipal(website);
   const templates = buildTemplates(96, 1000, website.tracking_code);
   let built = 0;
   for (let i = 0; built < count; i++) {

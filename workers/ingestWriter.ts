@@ -10,7 +10,7 @@ import { dedupToken, existingEventIds, insertEventRows, isBadDataError, type Eve
 import type { IdempotencyKeys } from '../lib/ingest/dedupe';
 import { insertBrowserRows, upsertErrorGroups } from '../lib/ingest/browserWriter';
 import { writeIdentities, writePayments } from '../lib/ingest/pgWriter';
-import { eventRowSpans, ROW_BINARY_COLUMNS } from '../lib/ingest/rowBinary';
+import { eventRowSpans, keptRows, ROW_BINARY_COLUMNS } from '../lib/ingest/rowBinary';
 import { EVENT_COLUMNS, ingestJobSchema, lineEventIds, V2_EVENT_COLUMNS, wholeLines, type IngestJob } from '../lib/ingest/rows';
 import { ingestPayloadKey } from '../lib/queue/ingest';
 import type { Logger } from '../lib/log';
@@ -53,7 +53,8 @@ interface Pending {
 
 /** Jobs whose events are in a payload beside the job (v4: JSON lines, v5: RowBinary). */
 type PayloadJob = Extract<IngestJob, { v: 4 | 5 }>;
-const hasPayload = (data: IngestJob): data is PayloadJob => data.v === 4 || data.v === 5;
+const PAYLOAD_VERSIONS: ReadonlySet<unknown> = new Set([4, 5]);
+const hasPayload = (data: IngestJob): data is PayloadJob => PAYLOAD_VERSIONS.has(data.v);
 
 /** Events a job holds: v4 and v5 jobs count their payload's rows, older ones name their events. */
 function eventCount(data: IngestJob): number {
@@ -158,8 +159,7 @@ export class IngestWriter {
    */
   attach(worker: Worker): void {
     worker.on('completed', (job) => {
-      const v = (job.data as { v?: unknown } | undefined)?.v;
-      if (!job.id || (v !== 4 && v !== 5)) return;
+      if (!job.id || !PAYLOAD_VERSIONS.has((job.data as { v?: unknown } | undefined)?.v)) return;
       this.finished.push(ingestPayloadKey(job.queueQualifiedName, job.id));
       this.finishedTimer ??= setTimeout(() => void this.deleteFinished(), 200);
     });
@@ -243,7 +243,9 @@ export class IngestWriter {
     for (const p of prepared) {
       if (p.rows === 0) continue;
       const key = `${p.format}:${p.columns.join(',')}`;
-      groups.set(key, [...(groups.get(key) ?? []), p]);
+      const group = groups.get(key);
+      if (group) group.push(p);
+      else groups.set(key, [p]);
     }
     for (const parts of groups.values()) {
       const { format, columns } = parts[0];
@@ -353,7 +355,7 @@ function rowBinaryRows(payload: Buffer): PayloadRows {
   const spans = eventRowSpans(payload);
   return {
     ids: spans.map((s) => s.eventId),
-    join: (keep) => Buffer.concat(spans.filter((_, i) => keep[i]).map((s) => payload.subarray(s.start, s.end))),
+    join: (keep) => keptRows(payload, spans, keep),
   };
 }
 

@@ -1,7 +1,7 @@
 // ClickHouse writes of the ingest worker. Event rows arrive as RowBinary (JSONCompactEachRow text from older
-// jobs and fixtures) and go to ClickHouse as they are, with an explicit column list and a dedup token that names exactly the rows the insert carries: the
-// same rows sent twice are stored once (the table keeps non_replicated_deduplication_window tokens), while
-// different rows never share a token.
+// jobs and fixtures) and go to ClickHouse as they are, with an explicit column list and a dedup token that
+// names exactly the rows the insert carries: the same rows sent twice are stored once (the table keeps
+// non_replicated_deduplication_window tokens), while different rows never share a token.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '../clickhouse/client';

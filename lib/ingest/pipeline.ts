@@ -87,7 +87,7 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
     }
   });
   const packed = packJob(website.id, rows, { identities, payments, interactions: [], errors: [], replays: [] });
-  rows.length = 0;
+  rows.length = 0; // the closure above keeps `rows` itself reachable across the awaits below
 
   // Dedupe: one atomic claim for every keyed event of the batch.
   const token = randomUUID();

@@ -5,7 +5,7 @@
 // Values follow `events_ingest`'s types (sql/clickhouse/015): String for every text, UUID and time column,
 // the width of the four integer columns; the table's view converts whole columns into `events`' types.
 // Rows are self-delimiting, so the payloads of many jobs concatenate into one insert as they are.
-import { EVENT_COLUMNS, JOB_HEAD_COLUMNS, sameHead, type EventRow, type IngestJobV5, type QueuedIngest } from './rows';
+import { EVENT_COLUMNS, headValues, JOB_HEAD_COLUMNS, sameHead, type EventRow, type IngestJobV5, type QueuedIngest } from './rows';
 
 /** Integer columns and their byte width; every other column is a String. */
 const INT_BYTES: Partial<Record<keyof EventRow, 1 | 2 | 4>> = { screen_width: 2, screen_height: 2, engagement_ms: 4, scroll_depth: 1 };
@@ -125,9 +125,8 @@ class RowBinaryWriter {
   }
 }
 
-// Values of a row spelled out per column (reading each property by name beats a keyed loop over 40
-// names), in ROW_BINARY_COLUMNS order; a unit test checks the order through a decode.
-const headTexts = (r: EventRow): string[] => [r.website_id, r.source, r.received_at, r.ip_hash, r.api_key_id, r.expire_at];
+// The texts of a row after its head (headValues), spelled out per column (reading each property by name
+// beats a keyed loop over 40 names), in ROW_BINARY_COLUMNS order; a unit test checks the order through a decode.
 const restTexts = (r: EventRow): string[] => [
   r.event_id, r.type, r.name, r.ts, r.session_id, r.visitor_id, r.url, r.hostname, r.pathname, r.referrer,
   r.referrer_domain, r.source_name, r.utm_source, r.utm_medium, r.utm_campaign, r.utm_content, r.utm_term,
@@ -155,7 +154,7 @@ export function encodeEventRows(rows: readonly EventRow[]): { bytes: Buffer; tsR
   if (shared) {
     // The request's columns hold the same values on every row: encoded once, copied in front of each.
     const hw = new RowBinaryWriter(256);
-    hw.texts(headTexts(rows[0]));
+    hw.texts(headValues(rows[0]));
     const head = hw.result();
     for (const r of rows) {
       w.bytes(head);
@@ -164,11 +163,18 @@ export function encodeEventRows(rows: readonly EventRow[]): { bytes: Buffer; tsR
     }
   } else {
     for (const r of rows) {
-      w.texts(headTexts(r).concat(restTexts(r)));
+      w.texts(headValues(r).concat(restTexts(r)));
       writeInts(w, r);
     }
   }
   return { bytes: w.result(), tsRange: [minTs, maxTs] };
+}
+
+/** Where one row of a payload starts and ends, and its event id. */
+export interface RowSpan {
+  start: number;
+  end: number;
+  eventId: string;
 }
 
 const EVENT_ID_AT = ROW_BINARY_COLUMNS.indexOf('event_id');
@@ -178,8 +184,8 @@ const WIDTHS = ROW_BINARY_COLUMNS.map((c) => INT_BYTES[c] ?? 0);
  * Where each row of a payload starts and ends, with its event id: for the writer's rare checks of a retried
  * job, not its hot path. Throws on bytes that are not whole rows.
  */
-export function eventRowSpans(payload: Buffer): { start: number; end: number; eventId: string }[] {
-  const spans: { start: number; end: number; eventId: string }[] = [];
+export function eventRowSpans(payload: Buffer): RowSpan[] {
+  const spans: RowSpan[] = [];
   let pos = 0;
   while (pos < payload.length) {
     const start = pos;
@@ -217,15 +223,19 @@ export function packJob(
   return { data: { v: 5, websiteId, rows: rows.length, tsRange, ...side }, payload: bytes };
 }
 
+/** The rows of a payload whose spans (eventRowSpans) are kept (keep[i] for the i-th row), as one payload. */
+export function keptRows(payload: Buffer, spans: readonly RowSpan[], keep: readonly boolean[]): Buffer {
+  return Buffer.concat(spans.filter((_, i) => keep[i]).map((s) => payload.subarray(s.start, s.end)));
+}
+
 /** A job without some of its rows (keep[i] for the payload's i-th row), and without their side records. */
 export function keepRows(job: QueuedIngest, keep: readonly boolean[]): QueuedIngest {
   const spans = eventRowSpans(job.payload);
   const dropped = new Set(spans.filter((_, i) => !keep[i]).map((s) => s.eventId));
-  const kept = spans.filter((_, i) => keep[i]);
   const notDropped = <T extends { event_id: string }>(records: T[]) => records.filter((r) => !dropped.has(r.event_id));
   return {
     // The ts span of all rows still covers the kept ones: the worker only bounds a lookup with it.
-    data: { ...job.data, rows: kept.length, identities: notDropped(job.data.identities), payments: notDropped(job.data.payments) },
-    payload: Buffer.concat(kept.map((s) => job.payload.subarray(s.start, s.end))),
+    data: { ...job.data, rows: spans.filter((_, i) => keep[i]).length, identities: notDropped(job.data.identities), payments: notDropped(job.data.payments) },
+    payload: keptRows(job.payload, spans, keep),
   };
 }

@@ -222,7 +222,8 @@ function jsonLine(values: unknown[]): string {
 // The values of a row, spelled out in EVENT_COLUMNS order: reading each property by name is ~1.5× faster
 // than looking the names up in a loop (one object shape instead of 40 keyed lookups). A unit test checks
 // the order against EVENT_COLUMNS.
-const headValues = (r: EventRow): unknown[] => [r.website_id, r.source, r.received_at, r.ip_hash, r.api_key_id, r.expire_at];
+/** The request's columns of a row (JOB_HEAD_COLUMNS order), the same for every event of one request. */
+export const headValues = (r: EventRow): string[] => [r.website_id, r.source, r.received_at, r.ip_hash, r.api_key_id, r.expire_at];
 const otherValues = (r: EventRow): unknown[] => [
   r.event_id, r.type, r.name, r.ts, r.session_id, r.visitor_id, r.url, r.hostname, r.pathname, r.referrer,
   r.referrer_domain, r.source_name, r.utm_source, r.utm_medium, r.utm_campaign, r.utm_content, r.utm_term,
@@ -233,7 +234,7 @@ const otherValues = (r: EventRow): unknown[] => [
 
 /** The values of a row in EVENT_COLUMNS order. */
 export function rowValues(r: EventRow): unknown[] {
-  return headValues(r).concat(otherValues(r));
+  return (headValues(r) as unknown[]).concat(otherValues(r));
 }
 
 /** Whether two rows hold the same request columns (JOB_HEAD_COLUMNS), which a payload then encodes once. */

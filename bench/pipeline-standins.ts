@@ -1,0 +1,49 @@
+// In-memory stand-ins for running the server ingest pipeline in one process (bench/ingest-pipeline.ts,
+// bench/store-insert.ts): a website lookup that always finds `website`, a fixed salt, no goals, every
+// idempotency key fresh, and `enqueue` as the caller wants it. Only the methods the path calls exist, hence
+// the casts.
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import type { ApiKeyPrincipal } from '../lib/accounts/apiKeys';
+import type { IdempotencyKeys } from '../lib/ingest/dedupe';
+import type { ActiveGoalsCache } from '../lib/ingest/goalsCache';
+import type { IngestDeps } from '../lib/ingest/pipeline';
+import type { DailySalts } from '../lib/ingest/salt';
+import { createLogger } from '../lib/log';
+
+export interface StandInWebsite {
+  id: string;
+  team_id: string;
+  domain: string;
+  tracking_code: string;
+}
+
+export function standInDeps(website: StandInWebsite, enrichers: IngestDeps['enrichers'], enqueue: IngestDeps['enqueue']): IngestDeps {
+  return {
+    // The website lookup is the only query on this path.
+    pool: { query: async () => ({ rows: [website] }) } as unknown as Pool,
+    salts: { forTime: async () => 'f'.repeat(64) } as unknown as DailySalts,
+    goals: { get: async () => new Set<string>() } as unknown as ActiveGoalsCache,
+    idempotency: {
+      claim: async (_websiteId: string, keys: readonly string[]) => keys.map(() => true),
+      release: async () => 0,
+    } satisfies Pick<IdempotencyKeys, 'claim' | 'release'> as unknown as IdempotencyKeys,
+    enqueue,
+    enrichers,
+    logger: createLogger('warn', 'bench'),
+  };
+}
+
+/** A full_access key of the website's team on the enterprise plan. */
+export function standInPrincipal(website: StandInWebsite): ApiKeyPrincipal {
+  return {
+    keyId: randomUUID(),
+    keyName: 'bench',
+    teamId: website.team_id,
+    permission: 'full_access',
+    websiteId: null,
+    plan: 'enterprise',
+    planLabel: 'Enterprise',
+    limitOverrides: {},
+  } as ApiKeyPrincipal;
+}
