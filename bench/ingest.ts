@@ -199,6 +199,7 @@ interface Flags {
   drainTimeout: number;
   cpuProf: boolean;
   pauseWriter: boolean;
+  backgroundPriority?: string;
   keep: boolean;
   json?: string;
 }
@@ -217,6 +218,7 @@ function flags(): Flags {
       'drain-timeout': { type: 'string', default: '600' },
       'cpu-prof': { type: 'boolean', default: false },
       'pause-writer': { type: 'boolean', default: false },
+      'background-priority': { type: 'string' },
       keep: { type: 'boolean', default: false },
       json: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -226,11 +228,13 @@ function flags(): Flags {
     process.stdout.write(
       [
         'node dist/bench/ingest.js [--quick] [--warmup s] [--accept s] [--steady s] [--concurrency n]',
-        '  [--steady-concurrency n] [--rate events/s] [--batch n] [--drain-timeout s] [--cpu-prof] [--pause-writer] [--keep] [--json file]',
+        '  [--steady-concurrency n] [--rate events/s] [--batch n] [--drain-timeout s] [--cpu-prof] [--pause-writer]',
+        '  [--background-priority idle|low|normal] [--keep] [--json file]',
         '  --quick      short phases (2 s / 8 s / 8 s instead of 5 s / 20 s / 20 s)',
         '  --cpu-prof   profile store, web and worker (preloaded V8 profiler) and print a self-time summary per role',
         '  --pause-writer  diagnostic: SIGSTOP the worker role during the max-rate load (accept ceiling of web alone;',
         '               the end-to-end figure of such a run is not comparable)',
+        '  --background-priority p  BACKGROUND_PRIORITY of the service (default: the service\'s own, idle)',
         '  --keep       leave the database, Redis keys and data directory in place (prints their names)',
         '  --json f     also write every figure as JSON to f',
         '',
@@ -250,6 +254,7 @@ function flags(): Flags {
     drainTimeout: Number(values['drain-timeout']),
     cpuProf: values['cpu-prof'],
     pauseWriter: values['pause-writer'],
+    backgroundPriority: values['background-priority'],
     keep: values.keep,
     json: values.json,
   };
@@ -259,6 +264,7 @@ async function main(): Promise<number> {
   const f = flags();
   const profDir = path.join(os.tmpdir(), `tidemark-bench-prof-${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`);
   const extraEnv: NodeJS.ProcessEnv = {};
+  if (f.backgroundPriority) extraEnv.BACKGROUND_PRIORITY = f.backgroundPriority;
   if (f.cpuProf) {
     fs.mkdirSync(profDir, { recursive: true });
     // Node refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the profiler instead.

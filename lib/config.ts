@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { BACKGROUND_PRIORITIES } from './process/cpuPriority';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -37,6 +38,7 @@ const envSchema = z.object({
   CLICKHOUSE_DATABASE: identifier.default('tidemark'),
   CLICKHOUSE_CLUSTER: identifier.optional(),
   STORE_PORT: port.default(8123),
+  BACKGROUND_PRIORITY: z.enum(BACKGROUND_PRIORITIES).default('idle'),
   DATA_DIR: z.string().min(1).default('./data'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   TRUST_PROXY: bool.default(false),

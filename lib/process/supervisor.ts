@@ -6,6 +6,7 @@ import { createClickHouse } from '../clickhouse/client';
 import { configOrExit } from '../config';
 import { createLogger, type Logger } from '../log';
 import { DIST_ROOT } from '../paths';
+import { backgroundLaunch, type BackgroundPriority } from './cpuPriority';
 import { onShutdown, SHUTDOWN_DEADLINE_MS } from './shutdown';
 
 export interface ChildSpec {
@@ -14,6 +15,8 @@ export interface ChildSpec {
   args: string[];
   /** Resolves when the child is ready to serve; later children start after it. */
   ready?: () => Promise<void>;
+  /** CPU priority of a background role (cpuPriority.ts); unset = the supervisor's own. */
+  priority?: BackgroundPriority;
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -46,10 +49,12 @@ export class Supervisor {
 
   private launch(spec: ChildSpec, failures: number): void {
     // The IPC channel lets a child notice when the supervisor is gone, even after a SIGKILL.
-    const child = spawn(spec.command, spec.args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const launch = backgroundLaunch(spec.command, spec.args, spec.priority ?? 'normal');
+    const child = spawn(launch.command, launch.args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    if (child.pid !== undefined) launch.after?.(child.pid);
     const startedAt = Date.now();
     this.running.set(spec.name, child);
-    this.logger.info({ child: spec.name, pid: child.pid }, 'child started');
+    this.logger.info({ child: spec.name, pid: child.pid, priority: spec.priority ?? 'normal' }, 'child started');
     child.on('exit', (code, signal) => {
       if (this.running.get(spec.name) === child) this.running.delete(spec.name);
       if (this.stopping) return;
@@ -103,6 +108,7 @@ if (require.main === module) {
       name: 'store',
       command: node,
       args: [script('lib/clickhouse/store-main.js')],
+      priority: config.BACKGROUND_PRIORITY,
       ready: () => waitFor(async () => (await probe.ping()).success, 60_000, 'store'),
     });
   }
@@ -114,7 +120,7 @@ if (require.main === module) {
       ready: () =>
         waitFor(async () => (await fetch(`http://127.0.0.1:${config.PORT}/healthz`)).ok, 120_000, 'web'),
     },
-    { name: 'worker', command: node, args: [script('workers/main.js')] },
+    { name: 'worker', command: node, args: [script('workers/main.js')], priority: config.BACKGROUND_PRIORITY },
     { name: 'clock', command: node, args: [script('jobs/clock.js')] },
   );
   const supervisor = new Supervisor(specs, logger);

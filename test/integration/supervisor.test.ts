@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
 import { createLogger } from '../../lib/log';
 import { Supervisor } from '../../lib/process/supervisor';
 import { dropDatabase, testConfig } from '../helpers/context';
+import { freePort } from '../helpers/store-process';
 
 const logger = createLogger('silent', 'test');
 const node = process.execPath;
@@ -27,6 +27,18 @@ const alive = (pid: number) => {
     return false;
   }
 };
+
+/** Scheduling policy (5 = SCHED_IDLE, 0 = SCHED_OTHER) and nice value of every thread of a process (man 5 proc). */
+function threadScheduling(pid: number): { policy: number; nice: number }[] {
+  return fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
+    return { policy: Number(fields[41 - 3]), nice: Number(fields[19 - 3]) };
+  });
+}
+
+const SCHED_IDLE = 5;
+const SCHED_OTHER = 0;
 
 describe('Supervisor', () => {
   it('restarts a child that dies', async () => {
@@ -72,14 +84,42 @@ describe('Supervisor', () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
+describe('background priority', () => {
+  // The child reports, once its threads are up, whether it holds the IPC channel and what it was started as.
+  const script = "setTimeout(() => require('fs').writeFileSync(process.argv[1], JSON.stringify({ connected: process.connected, argv0: process.argv[0] })), 200); setInterval(() => {}, 1000)";
+  const run = async (priority: 'idle' | 'low' | 'normal') => {
+    const marker = path.join(os.tmpdir(), `tm-sup-prio-${process.pid}-${Date.now()}-${priority}`);
+    const sup = new Supervisor([{ name: 'bg', command: node, args: ['-e', script, marker], priority }], logger);
+    await sup.start();
+    try {
+      await until(() => fs.existsSync(marker), 10_000);
+      const pid = sup.pid('bg')!;
+      return { pid, report: JSON.parse(fs.readFileSync(marker, 'utf8')) as { connected: boolean; argv0: string }, threads: threadScheduling(pid) };
+    } finally {
+      await sup.stop();
+      fs.rmSync(marker, { force: true });
+    }
+  };
+
+  it('idle: every thread of the role runs under SCHED_IDLE, and the role is the program itself with its IPC channel', async () => {
+    const { report, threads } = await run('idle');
+    expect(threads.length).toBeGreaterThan(1); // node's own threads, created after the start, inherit it
+    expect(threads.every((t) => t.policy === SCHED_IDLE)).toBe(true);
+    // chrt replaced itself with node: the pid the supervisor signals is the role's, and IPC survived the exec.
+    expect(report).toEqual({ connected: true, argv0: node });
   });
-}
+
+  it('low: every thread at nice 19, normal policy', async () => {
+    const { threads } = await run('low');
+    expect(threads.every((t) => t.policy === SCHED_OTHER && t.nice === 19)).toBe(true);
+  });
+
+  it('normal: the supervisor\'s own scheduling', async () => {
+    const { threads } = await run('normal');
+    const own = os.getPriority();
+    expect(threads.every((t) => t.policy === SCHED_OTHER && t.nice === own)).toBe(true);
+  });
+});
 
 describe('a supervisor that is killed outright', () => {
   it('takes its children with it: they see the IPC channel close and stop', async () => {
@@ -116,9 +156,11 @@ describe('npm start (all roles under the supervisor)', () => {
       DATA_DIR: config.DATA_DIR,
       LOG_LEVEL: 'warn',
     };
+    let running: ReturnType<typeof spawn> | undefined;
     try {
       for (let round = 0; round < 2; round++) {
         const child = spawn(node, [path.join(__dirname, '..', '..', 'dist', 'lib', 'process', 'supervisor.js')], { env, stdio: 'ignore' });
+        running = child;
         const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
         await until(async () => {
           try {
@@ -129,12 +171,26 @@ describe('npm start (all roles under the supervisor)', () => {
         }, 90_000);
         const ready = await (await fetch(`http://127.0.0.1:${port}/readyz`)).json();
         expect(ready).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', clickhouse: 'ok' } });
+        // The store engine and the worker yield the CPU to the web role (BACKGROUND_PRIORITY=idle by default).
+        const roleOf = (pid: string) => path.basename(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1]);
+        const children = () => fs.readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+        await until(() => children().length === 4, 10_000); // worker and clock start after the web is ready
+        const roles = Object.fromEntries(children().map((pid) => [roleOf(pid), Number(pid)]));
+        expect(Object.keys(roles).sort()).toEqual(['clock.js', 'main.js', 'server.js', 'store-main.js']);
+        expect(threadScheduling(roles['store-main.js']).every((t) => t.policy === SCHED_IDLE)).toBe(true);
+        expect(threadScheduling(roles['main.js']).every((t) => t.policy === SCHED_IDLE)).toBe(true);
+        expect(threadScheduling(roles['server.js']).every((t) => t.policy === SCHED_OTHER)).toBe(true);
+        expect(threadScheduling(roles['clock.js']).every((t) => t.policy === SCHED_OTHER)).toBe(true);
         const started = Date.now();
         child.kill('SIGTERM');
         expect(await exited).toBe(0);
         expect(Date.now() - started).toBeLessThan(10_000);
       }
     } finally {
+      if (running && running.exitCode === null) {
+        running.kill('SIGTERM');
+        await new Promise((r) => running!.once('exit', r));
+      }
       await dropDatabase(config.DATABASE_URL);
     }
   });
