@@ -93,8 +93,12 @@ return table.concat(out)`;
 
 // Marks the request's job void (KEYS[2]), then turns only this request's claims into tombstones: one
 // script, so no claim is ever freed while its job could still be written. ARGV: token, shard letters, void
-// ttl, keys…; KEYS[1] the website's hash prefix.
-const RELEASE = `${LUA_COMMON}
+// ttl, keys…; KEYS[1] the website's hash prefix. allow-oom: the enqueue that failed may have failed because
+// Redis is at maxmemory (a queue backlog held there), and a release refused then would leave the keys
+// claimed for 24 h, so the client's retry would be answered as a duplicate of events never stored. The
+// script adds one small key and rewrites fields in place.
+const RELEASE = `#!lua flags=allow-oom
+${LUA_COMMON}
 redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
 local n = 0
 for shard, positions in pairs(byShard(4)) do

@@ -1,9 +1,11 @@
 // The idempotency claim scripts against a real Redis: claims are fields of per-(website, day, shard) hashes
 // holding "<token> <claim time>"; a live claim (under 24 h old, not a tombstone) makes a duplicate.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { DEDUPE_TTL_SECONDS, IdempotencyKeys, shardOf } from '../../lib/ingest/dedupe';
 import { createRedis, waitReady, type Redis } from '../../lib/redis';
 import { REDIS_URL, uniqueName } from '../helpers/context';
+import { freePort } from '../helpers/store-process';
 
 let redis: Redis;
 let prefix: string;
@@ -115,5 +117,37 @@ describe('claims of the previous layout (a key per claim)', () => {
   it('are not looked for on a Redis that holds none', async () => {
     expect(await keys.claim(site, [fresh()], randomUUID())).toEqual([true]);
     expect(await redis.get(`${prefix}:idem2-legacy-until`)).toBe('0');
+  });
+});
+
+describe('a Redis at maxmemory (noeviction)', () => {
+  // A Redis of this test's own: the shared one is never made to refuse writes.
+  let server: ChildProcess;
+  let full: Redis;
+  beforeAll(async () => {
+    const port = await freePort();
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+    full = createRedis(`redis://127.0.0.1:${port}`, 'request', 'tidemark-test');
+    await waitReady(full);
+  });
+  afterAll(async () => {
+    await full.quit().catch(() => undefined);
+    server.kill('SIGTERM');
+  });
+
+  it('refuses new claims but still releases claimed keys, so the retry after a refused enqueue is accepted', async () => {
+    const onFull = new IdempotencyKeys(full, prefix);
+    const batch = [fresh(), fresh(), fresh()];
+    const token = randomUUID();
+    expect(await onFull.claim(site, batch, token)).toEqual([true, true, true]);
+    // Full: what an enqueue meets when the queue's backlog has filled Redis.
+    await full.config('SET', 'maxmemory', '1');
+    try {
+      await expect(onFull.claim(site, [fresh()], randomUUID())).rejects.toThrow(/OOM/);
+      expect(await onFull.release(site, batch, token)).toBe(3);
+    } finally {
+      await full.config('SET', 'maxmemory', '0');
+    }
+    expect(await onFull.claim(site, batch, randomUUID())).toEqual([true, true, true]);
   });
 });
