@@ -39,6 +39,7 @@ const envSchema = z.object({
   CLICKHOUSE_CLUSTER: identifier.optional(),
   STORE_PORT: port.default(8123),
   BACKGROUND_PRIORITY: z.enum(BACKGROUND_PRIORITIES).default('idle'),
+  QUEUE_MEMORY_LIMIT_PERCENT: z.coerce.number().int().min(1).max(100).default(90),
   DATA_DIR: z.string().min(1).default('./data'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   TRUST_PROXY: bool.default(false),

@@ -33,7 +33,7 @@ export function browserIngestRoutes(deps: AppDeps, sites: SiteConfigCache): Rout
     redis: deps.redis,
     redisPrefix: deps.config.REDIS_PREFIX,
     enrichers: deps.enrichers,
-    enqueue: ingestEnqueuer(deps.ingestQueue),
+    enqueue: ingestEnqueuer(deps.ingestQueue, deps.config.QUEUE_MEMORY_LIMIT_PERCENT, deps.logger),
     presence: presenceSink(deps.redis, deps.config.REDIS_PREFIX, deps.logger),
   };
   const router = Router();

@@ -15,12 +15,14 @@ import { parseBody } from '../middleware/validate';
 
 export function ingestRoutes(deps: AppDeps): Router {
   const { config } = deps;
+  const enqueue = ingestEnqueuer(deps.ingestQueue, config.QUEUE_MEMORY_LIMIT_PERCENT, deps.logger);
   const pipeline: IngestDeps = {
     pool: deps.pool,
     salts: new DailySalts(deps.redis, config.REDIS_PREFIX),
     goals: new ActiveGoalsCache(deps.pool, deps.redis, config.REDIS_PREFIX),
     idempotency: new IdempotencyKeys(deps.dedupeRedis, config.REDIS_PREFIX),
-    enqueue: ingestEnqueuer(deps.ingestQueue),
+    enqueue,
+    ensureQueueRoom: enqueue.ensureRoom,
     enrichers: deps.enrichers,
     logger: deps.logger,
     presence: presenceSink(deps.redis, config.REDIS_PREFIX, deps.logger),

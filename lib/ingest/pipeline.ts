@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { ApiKeyPrincipal } from '../accounts/apiKeys';
 import { getWebsiteByTrackingCode } from '../accounts/websites';
-import { forbidden, notFound, orUnavailable, serviceUnavailable } from '../errors';
+import { forbidden, HttpError, notFound, orUnavailable, serviceUnavailable } from '../errors';
 import type { Logger } from '../log';
 import { PLANS } from '../plans';
 import type { PresenceHit, PresenceSink } from '../realtime/presence';
@@ -29,6 +29,8 @@ export interface IngestDeps {
   goals: ActiveGoalsCache;
   idempotency: IdempotencyKeys;
   enqueue: (jobId: string, job: QueuedIngest) => Promise<void>;
+  /** Throws a 503 while the queue cannot take more (its Redis nearly full); checked before the claim. */
+  ensureQueueRoom?: () => Promise<void>;
   enrichers: Enrichers;
   logger: Logger;
   /** Realtime presence; called after a successful enqueue and must never throw or block. */
@@ -89,6 +91,9 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
   const packed = packJob(website.id, rows, { identities, payments, interactions: [], errors: [], replays: [] });
   rows.length = 0; // the closure above keeps `rows` itself reachable across the awaits below
 
+  // A queue that cannot take the batch refuses it before any key is claimed.
+  if (built.length > 0) await deps.ensureQueueRoom?.();
+
   // Dedupe: one atomic claim for every keyed event of the batch.
   const token = randomUUID();
   const keyed = built.filter((b) => b.idempotencyKey !== undefined);
@@ -109,6 +114,7 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
       // Nothing of this request is accepted: void its job in case it landed after all, and free its keys so
       // the client's retry is not taken for a repeat.
       await deps.idempotency.release(website.id, keys.filter((_, i) => claimed[i]), token).catch(() => undefined);
+      if (err instanceof HttpError) throw err; // a refusal by design (queue Redis full), already the answer
       deps.logger.error({ err: (err as Error).message }, 'enqueue failed; batch refused with 503');
       throw serviceUnavailable('Events could not be queued; retry with the same idempotency keys');
     }

@@ -1,6 +1,8 @@
 // Enqueueing accepted ingest batches: one BullMQ job per request, id = the request's claim token.
 import type { QueuedIngest } from '../ingest/rows';
+import type { Logger } from '../log';
 import type { Redis } from '../redis';
+import { QueueMemoryHeadroom } from './memoryHeadroom';
 import type { ProducerQueue } from './queues';
 
 export const INGEST_JOB_NAME = 'batch';
@@ -24,12 +26,25 @@ export function ingestPayloadKey(queueQualifiedName: string, jobId: string): str
   return `${queueQualifiedName}:payload:${jobId}`;
 }
 
-export function ingestEnqueuer(queue: ProducerQueue) {
-  return async (jobId: string, { data, payload }: QueuedIngest): Promise<void> => {
+// One memory sample per queue connection, shared by every route that enqueues on it.
+const headrooms = new WeakMap<ProducerQueue, QueueMemoryHeadroom>();
+
+/**
+ * Enqueues an ingest job, refused with a 503 (nothing written) while the queue's Redis is at or over
+ * `memoryLimitPercent` of its maxmemory (memoryHeadroom.ts). `ensureRoom` is the same check alone, for a
+ * caller with work to skip first (the server pipeline's idempotency claim).
+ */
+export function ingestEnqueuer(queue: ProducerQueue, memoryLimitPercent: number, logger?: Logger) {
+  let headroom = headrooms.get(queue);
+  if (!headroom) headrooms.set(queue, (headroom = new QueueMemoryHeadroom(queue.ownRedis(), memoryLimitPercent, logger)));
+  const guard = headroom;
+  const enqueue = async (jobId: string, { data, payload }: QueuedIngest): Promise<void> => {
+    await guard.ensure();
     const opts = { ...INGEST_JOB_OPTIONS, jobId };
     if (data.rows === 0) await queue.addNow(INGEST_JOB_NAME, data, opts);
     else await queue.addWithPayload(INGEST_JOB_NAME, data, opts, ingestPayloadKey(queue.qualifiedName, jobId), payload);
   };
+  return Object.assign(enqueue, { ensureRoom: () => guard.ensure() });
 }
 
 /**

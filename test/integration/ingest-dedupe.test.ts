@@ -1,11 +1,10 @@
 // The idempotency claim scripts against a real Redis: claims are fields of per-(website, day, shard) hashes
 // holding "<token> <claim time>"; a live claim (under 24 h old, not a tombstone) makes a duplicate.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { DEDUPE_TTL_SECONDS, IdempotencyKeys, shardOf } from '../../lib/ingest/dedupe';
 import { createRedis, waitReady, type Redis } from '../../lib/redis';
 import { REDIS_URL, uniqueName } from '../helpers/context';
-import { freePort } from '../helpers/store-process';
+import { startPrivateRedis, type PrivateRedis } from '../helpers/privateRedis';
 
 let redis: Redis;
 let prefix: string;
@@ -121,19 +120,13 @@ describe('claims of the previous layout (a key per claim)', () => {
 });
 
 describe('a Redis at maxmemory (noeviction)', () => {
-  // A Redis of this test's own: the shared one is never made to refuse writes.
-  let server: ChildProcess;
+  let own: PrivateRedis;
   let full: Redis;
   beforeAll(async () => {
-    const port = await freePort();
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
-    full = createRedis(`redis://127.0.0.1:${port}`, 'request', 'tidemark-test');
-    await waitReady(full);
+    own = await startPrivateRedis();
+    full = own.admin;
   });
-  afterAll(async () => {
-    await full.quit().catch(() => undefined);
-    server.kill('SIGTERM');
-  });
+  afterAll(() => own.stop());
 
   it('refuses new claims but still releases claimed keys, so the retry after a refused enqueue is accepted', async () => {
     const onFull = new IdempotencyKeys(full, prefix);

@@ -5,10 +5,14 @@ import { setTeamLimits } from '../../lib/accounts/teams';
 import { createProducerQueue, QUEUE_NAMES } from '../../lib/queue/queues';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
-import { createApiKey } from '../helpers/accounts';
+import { createApiKey, createWebsite } from '../helpers/accounts';
+import { startPrivateRedis } from '../helpers/privateRedis';
+import { shardOf } from '../../lib/ingest/dedupe';
 import { countEvents, ingestFixture, pageview, startTestWorker, waitForEvents, type IngestFixture } from '../helpers/ingest';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+const CHROME = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 let ctx: TestContext;
 let fx: IngestFixture;
@@ -101,6 +105,61 @@ describe('Redis unreachable for the queue', () => {
       server.close();
       await deadQueue.close().catch(() => undefined);
       await worker.stop();
+    }
+  });
+});
+
+describe('queue Redis nearly full (QUEUE_MEMORY_LIMIT_PERCENT)', () => {
+  it('answers 503 with Retry-After on both ingestion paths without claiming a key, and takes the same events once there is room', async () => {
+    // The queue on a Redis of this test's own, whose maxmemory the test moves; keys stay on the shared one.
+    const own = await startPrivateRedis();
+    const queue = createProducerQueue(QUEUE_NAMES.ingest, own.url, ctx.config.REDIS_PREFIX);
+    const app = createApp({ ...ctx, config: { ...ctx.config, QUEUE_MEMORY_LIMIT_PERCENT: 90 }, ingestQueue: queue });
+    const server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const call = client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const jobs = async () => Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).reduce((a, b) => a + b, 0);
+    const usedMemory = async () => Number(/^used_memory:(\d+)/m.exec(await own.admin.info('memory'))![1]);
+    const afterSample = () => new Promise((r) => setTimeout(r, 1_100)); // the web samples INFO memory once a second
+    const domain = `full-${randomUUID().slice(0, 8)}.example.com`;
+    const website = await createWebsite(ctx, fx.user, domain);
+    const events = [pageview(), pageview(), pageview()];
+    const body = { trackingCode: website.tracking_code, events };
+    const browserEvent = {
+      event_type: 'pageview', session_id: `sess-${randomUUID()}`, url: `https://${domain}/a`, referrer: '', device_type: 'desktop',
+      browser: 'Chrome', os: 'macOS', user_agent: CHROME, screen_width: 1440, screen_height: 900, language: 'en-US',
+    };
+    try {
+      // Room: accepted and queued.
+      expect((await call('POST', '/api/v1/events', { token: fx.key, body: { trackingCode: website.tracking_code, events: [pageview()] } })).status).toBe(200);
+      expect(await jobs()).toBe(1);
+      // 95 % of maxmemory used: refused.
+      await own.admin.config('SET', 'maxmemory', String(Math.ceil((await usedMemory()) / 0.95)));
+      await afterSample();
+      const refused = await call('POST', '/api/v1/events', { token: fx.key, body });
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+      expect(refused.headers.get('retry-after')).toBe('10');
+      // Refused before the claim: no claim and no tombstone of a released one.
+      const day = Math.floor(Number((await ctx.redis.time())[0]) / 86400);
+      for (const e of events) {
+        expect(await ctx.redis.hget(`${ctx.config.REDIS_PREFIX}:idem2:{${website.id}}:${day}:${shardOf(e.idempotencyKey)}`, e.idempotencyKey)).toBeNull();
+      }
+      const beacon = await call('POST', `/api/events/${website.tracking_code}`, { headers: { 'user-agent': CHROME }, body: browserEvent });
+      expect([beacon.status, beacon.body.error?.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+      expect(await jobs()).toBe(1);
+      // Room again: the same events are accepted, not taken for duplicates of the refused request.
+      await own.admin.config('SET', 'maxmemory', '0');
+      await afterSample();
+      const retry = await call('POST', '/api/v1/events', { token: fx.key, body });
+      expect(retry.body).toEqual({ acceptedCount: 3, dedupedCount: 0, rejectedCount: 0, errors: [] });
+      expect((await call('POST', `/api/events/${website.tracking_code}`, { headers: { 'user-agent': CHROME }, body: browserEvent })).status).toBe(200);
+      expect(await jobs()).toBe(3);
+    } finally {
+      server.close();
+      await queue.close().catch(() => undefined);
+      await own.stop();
     }
   });
 });

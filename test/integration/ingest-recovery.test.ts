@@ -170,7 +170,7 @@ describe('job payloads', () => {
     });
 
   it('travel beside their job, are deleted once it completes, and a sweep removes only orphans', async () => {
-    const enqueue = ingestEnqueuer(ctx.ingestQueue);
+    const enqueue = ingestEnqueuer(ctx.ingestQueue, 100);
     const id = randomUUID();
     const queued = job('/payload-a');
     await enqueue(id, queued);
@@ -195,7 +195,7 @@ describe('job payloads', () => {
   });
 
   it('a job of a request answered 503 (released) writes nothing; the next request’s job is written', async () => {
-    const enqueue = ingestEnqueuer(ctx.ingestQueue);
+    const enqueue = ingestEnqueuer(ctx.ingestQueue, 100);
     const keys = new IdempotencyKeys(ctx.redis, ctx.config.REDIS_PREFIX);
     const voidToken = randomUUID();
     await enqueue(voidToken, job('/voided-c'));
@@ -269,7 +269,7 @@ describe('job payloads', () => {
     const rows = [1, 2, 3].map((i) => eventRow(fx.website.id, { pathname: '/retried-e', session_id: randomUUID(), ts: new Date(Date.now() - i * 1000).toISOString() }));
     // Its middle row was stored by an earlier attempt.
     await insertEventRows(ctx.clickhouse, packEvents([rows[1]]).eventsText, dedupToken([rows[1].event_id]));
-    const enqueue = ingestEnqueuer(ctx.ingestQueue);
+    const enqueue = ingestEnqueuer(ctx.ingestQueue, 100);
     const v5 = packJob(fx.website.id, rows, noSide);
     const id = randomUUID();
     await enqueue(id, v5);

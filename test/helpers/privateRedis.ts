@@ -1,0 +1,32 @@
+// A Redis of one test file's own, for what the shared one must never be made to do (refuse writes at
+// maxmemory). noeviction, as production must run; nothing kept on disk.
+import { spawn } from 'node:child_process';
+import { createRedis, waitReady, type Redis } from '../../lib/redis';
+import { freePort } from './store-process';
+
+export interface PrivateRedis {
+  url: string;
+  /** An admin connection (CONFIG SET maxmemory …). */
+  admin: Redis;
+  stop(): Promise<void>;
+}
+
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], {
+    stdio: 'ignore',
+  });
+  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const url = `redis://127.0.0.1:${port}`;
+  const admin = createRedis(url, 'request', 'tidemark-test');
+  await waitReady(admin);
+  return {
+    url,
+    admin,
+    async stop() {
+      await admin.quit().catch(() => undefined);
+      server.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
