@@ -107,6 +107,13 @@ it('records what a visitor does on a page with the tracker', async () => {
   const where = `website_id = '${site.id}'`;
   // pageview ×2, Early event, Signup, outbound click, heatmap clicks ×4, error, engagement ×2
   expect(await waitForEvents(ctx, 10, where, 20_000)).toBeGreaterThanOrEqual(10);
+  // The page's last engagement beacon (sent at pagehide, ~1.2 s of visible time) can land after the rest on a
+  // busy machine: wait until the engagement rows add up to more than the time before it, or 20 s.
+  const engagedMs = async () =>
+    Number(
+      (await (await ctx.clickhouse.query({ query: `SELECT sum(engagement_ms) AS ms FROM events WHERE ${where} AND type = 'engagement'`, format: 'JSONEachRow' })).json<{ ms: string }>())[0].ms,
+    );
+  for (const end = Date.now() + 20_000; (await engagedMs()) <= 500 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 200));
   await new Promise((r) => setTimeout(r, 1_000));
   const rows = await (
     await ctx.clickhouse.query({ query: `SELECT * FROM events WHERE ${where} ORDER BY ts, type`, format: 'JSONEachRow' })
