@@ -9,6 +9,7 @@ import { createMetrics } from '../lib/metrics';
 import { runRole } from '../lib/process/shutdown';
 import { openEnrichers } from '../lib/ingest/enrichers';
 import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
+import { warnUnlessMemoryBounded } from '../lib/queue/memoryHeadroom';
 import { createRedis, warnUnlessNoEviction, waitReady } from '../lib/redis';
 import { createApp } from './app';
 
@@ -20,6 +21,7 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
   const redis = createRedis(config.REDIS_URL, 'request', 'tidemark-web');
   await waitReady(redis, 10_000);
   await warnUnlessNoEviction(redis, logger);
+  await warnUnlessMemoryBounded(redis, config.QUEUE_MEMORY_LIMIT_PERCENT, logger);
   await migrate({
     pool,
     clickhouse,

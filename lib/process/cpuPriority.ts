@@ -16,19 +16,24 @@ export const LOW_NICE = 19;
 export interface Launch {
   command: string;
   args: string[];
+  /** What the role runs under: SCHED_IDLE, a nice value, or normal. */
+  how: string;
   /** Applied to the started child (by pid) when the launch itself could not carry the priority. */
   after?: (pid: number) => void;
 }
 
 const launchers = new Map<string, string | null>();
 
-/** A launcher that runs `probe` fine (util-linux chrt, coreutils nice), or null where there is none. */
-function launcher(name: 'chrt' | 'nice', probe: string[]): string | null {
+/**
+ * A launcher that starts a program fine with `options` (util-linux chrt, coreutils nice), or null where
+ * there is none. The probe starts this very node (an absolute path), so a minimal PATH cannot fail it.
+ */
+function launcher(name: 'chrt' | 'nice', options: string[]): string | null {
   if (launchers.has(name)) return launchers.get(name)!;
   let found: string | null = null;
   for (const candidate of [`/usr/bin/${name}`, `/bin/${name}`]) {
     try {
-      execFileSync(candidate, [...probe, 'true'], { stdio: 'ignore', timeout: 5_000 });
+      execFileSync(candidate, [...options, process.execPath, '-e', ''], { stdio: 'ignore', timeout: 10_000 });
       found = candidate;
       break;
     } catch {
@@ -43,14 +48,15 @@ function launcher(name: 'chrt' | 'nice', probe: string[]): string | null {
  * How to start a background role at `priority`. Threads inherit their creator's policy and nice value, so
  * the program is started under it (the launcher execs it: same pid, same IPC channel) rather than changed
  * later, which would miss threads created in between. Without a launcher, the nice value is set after.
+ * `how` says which of these it is, for the supervisor's log.
  */
 export function backgroundLaunch(command: string, args: string[], priority: BackgroundPriority): Launch {
-  if (priority === 'normal') return { command, args };
+  if (priority === 'normal') return { command, args, how: 'normal' };
   const chrt = priority === 'idle' ? launcher('chrt', ['--idle', '0']) : null;
-  if (chrt) return { command: chrt, args: ['--idle', '0', command, ...args] };
+  if (chrt) return { command: chrt, args: ['--idle', '0', command, ...args], how: 'SCHED_IDLE' };
   const nice = launcher('nice', ['-n', String(LOW_NICE)]);
-  if (nice) return { command: nice, args: ['-n', String(LOW_NICE), command, ...args] };
-  return { command, args, after: (pid) => renice(pid, LOW_NICE) };
+  if (nice) return { command: nice, args: ['-n', String(LOW_NICE), command, ...args], how: `nice ${LOW_NICE}` };
+  return { command, args, how: `nice ${LOW_NICE} (set after start)`, after: (pid) => renice(pid, LOW_NICE) };
 }
 
 function renice(pid: number, nice: number): void {

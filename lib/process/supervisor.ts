@@ -54,7 +54,10 @@ export class Supervisor {
     if (child.pid !== undefined) launch.after?.(child.pid);
     const startedAt = Date.now();
     this.running.set(spec.name, child);
-    this.logger.info({ child: spec.name, pid: child.pid, priority: spec.priority ?? 'normal' }, 'child started');
+    this.logger.info({ child: spec.name, pid: child.pid, cpu: launch.how }, 'child started');
+    if (spec.priority === 'idle' && launch.how !== 'SCHED_IDLE') {
+      this.logger.warn({ child: spec.name, cpu: launch.how }, 'SCHED_IDLE unavailable (no working chrt): background role runs niced instead');
+    }
     child.on('exit', (code, signal) => {
       if (this.running.get(spec.name) === child) this.running.delete(spec.name);
       if (this.stopping) return;

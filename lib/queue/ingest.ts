@@ -26,8 +26,8 @@ export function ingestPayloadKey(queueQualifiedName: string, jobId: string): str
   return `${queueQualifiedName}:payload:${jobId}`;
 }
 
-// One memory sample per queue connection, shared by every route that enqueues on it.
-const headrooms = new WeakMap<ProducerQueue, QueueMemoryHeadroom>();
+// One memory sample per queue connection and limit, shared by every route that enqueues on it.
+const headrooms = new WeakMap<ProducerQueue, Map<number, QueueMemoryHeadroom>>();
 
 /**
  * Enqueues an ingest job, refused with a 503 (nothing written) while the queue's Redis is at or over
@@ -35,8 +35,10 @@ const headrooms = new WeakMap<ProducerQueue, QueueMemoryHeadroom>();
  * caller with work to skip first (the server pipeline's idempotency claim).
  */
 export function ingestEnqueuer(queue: ProducerQueue, memoryLimitPercent: number, logger?: Logger) {
-  let headroom = headrooms.get(queue);
-  if (!headroom) headrooms.set(queue, (headroom = new QueueMemoryHeadroom(queue.ownRedis(), memoryLimitPercent, logger)));
+  let byLimit = headrooms.get(queue);
+  if (!byLimit) headrooms.set(queue, (byLimit = new Map()));
+  let headroom = byLimit.get(memoryLimitPercent);
+  if (!headroom) byLimit.set(memoryLimitPercent, (headroom = new QueueMemoryHeadroom(queue.ownRedis(), memoryLimitPercent, logger)));
   const guard = headroom;
   const enqueue = async (jobId: string, { data, payload }: QueuedIngest): Promise<void> => {
     await guard.ensure();

@@ -17,9 +17,17 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     stdio: 'ignore',
   });
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const failed = new Promise<never>((_, reject) => server.once('error', reject)); // e.g. no redis-server on PATH
+  failed.catch(() => undefined);
   const url = `redis://127.0.0.1:${port}`;
   const admin = createRedis(url, 'request', 'tidemark-test');
-  await waitReady(admin);
+  try {
+    await Promise.race([waitReady(admin), failed]);
+  } catch (err) {
+    admin.disconnect();
+    server.kill('SIGKILL');
+    throw err;
+  }
   return {
     url,
     admin,
