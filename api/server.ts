@@ -10,7 +10,7 @@ import { runRole } from '../lib/process/shutdown';
 import { openEnrichers } from '../lib/ingest/enrichers';
 import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
 import { warnUnlessMemoryBounded } from '../lib/queue/memoryHeadroom';
-import { createRedis, warnUnlessNoEviction, waitReady } from '../lib/redis';
+import { createRedis, requireRedisVersion, warnUnlessNoEviction, waitReady } from '../lib/redis';
 import { createApp } from './app';
 
 export async function startWeb(config: Config): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
@@ -20,6 +20,7 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
   const clickhouse = createClickHouse({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE });
   const redis = createRedis(config.REDIS_URL, 'request', 'tidemark-web');
   await waitReady(redis, 10_000);
+  await requireRedisVersion(redis, 'REDIS_URL');
   await warnUnlessNoEviction(redis, logger);
   await warnUnlessMemoryBounded(redis, config.QUEUE_MEMORY_LIMIT_PERCENT, logger);
   await migrate({
@@ -32,6 +33,10 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
   });
   const dedupeRedis =
     config.DEDUPE_REDIS_URL === config.REDIS_URL ? redis : createRedis(config.DEDUPE_REDIS_URL, 'request', 'tidemark-dedupe');
+  if (dedupeRedis !== redis) {
+    await waitReady(dedupeRedis, 10_000);
+    await requireRedisVersion(dedupeRedis, 'DEDUPE_REDIS_URL');
+  }
   const ingestQueue = createProducerQueue(QUEUE_NAMES.ingest, config.REDIS_URL, config.REDIS_PREFIX);
   const enrichers = await openEnrichers(config);
   const app = createApp({

@@ -66,3 +66,26 @@ export async function warnUnlessNoEviction(client: Redis, logger: Logger): Promi
     return undefined;
   }
 }
+
+/** The lowest Redis this project runs on: its scripts declare flags (`#!lua flags=…`), which Redis 7 added. */
+export const MIN_REDIS_VERSION = [7, 0] as const;
+
+/** Whether `redis_version` in an INFO server reply is at least MIN_REDIS_VERSION (false when it is missing). */
+export function redisVersionSupported(infoServer: string): boolean {
+  const m = /^redis_version:(\d+)\.(\d+)/m.exec(infoServer);
+  if (!m) return false;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  return major > MIN_REDIS_VERSION[0] || (major === MIN_REDIS_VERSION[0] && minor >= MIN_REDIS_VERSION[1]);
+}
+
+/**
+ * Stops start-up on an older Redis: the idempotency release script would not even compile there, and a 503's
+ * claims would then stay held, so the client's retry would be taken for a duplicate.
+ */
+export async function requireRedisVersion(client: Redis, what: string): Promise<void> {
+  const info = await client.info('server');
+  if (!redisVersionSupported(info)) {
+    const found = /^redis_version:(\S+)/m.exec(info)?.[1] ?? 'unknown';
+    throw new Error(`${what} is Redis ${found}; Tidemark needs Redis ${MIN_REDIS_VERSION.join('.')} or later`);
+  }
+}

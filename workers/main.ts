@@ -7,7 +7,7 @@ import { migrate } from '../lib/db/migrate';
 import { createLogger } from '../lib/log';
 import { runRole } from '../lib/process/shutdown';
 import { QUEUE_NAMES } from '../lib/queue/queues';
-import { bullPrefix, createRedis, warnUnlessNoEviction } from '../lib/redis';
+import { bullPrefix, createRedis, requireRedisVersion, warnUnlessNoEviction } from '../lib/redis';
 import { IdempotencyKeys } from '../lib/ingest/dedupe';
 import { WriterLag } from '../lib/queue/lag';
 import { IngestWriter } from './ingestWriter';
@@ -30,6 +30,7 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
     logger,
   });
   const connection = createRedis(config.REDIS_URL, 'worker', 'tidemark-worker');
+  await requireRedisVersion(connection, 'REDIS_URL');
   await warnUnlessNoEviction(connection, logger);
   const jobs = new Worker(QUEUE_NAMES.jobs, jobsProcessor({ pool, clickhouse, redis: connection, redisPrefix: config.REDIS_PREFIX, logger }), {
     connection,
@@ -40,6 +41,7 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
 
   const dedupeRedis =
     config.DEDUPE_REDIS_URL === config.REDIS_URL ? connection : createRedis(config.DEDUPE_REDIS_URL, 'worker', 'tidemark-worker-dedupe');
+  if (dedupeRedis !== connection) await requireRedisVersion(dedupeRedis, 'DEDUPE_REDIS_URL');
   const lag = new WriterLag(connection, config.REDIS_PREFIX);
   const writer = new IngestWriter({
     clickhouse,
