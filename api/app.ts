@@ -13,6 +13,7 @@ import { externalWebsiteWriteRoutes } from './routes/external/websites';
 import { externalReadRoutes } from './routes/external/read';
 import { openApiDocument } from '../lib/external/openapi';
 import { SiteConfigCache } from '../lib/ingest/siteCache';
+import { ingestEnqueuer } from '../lib/queue/ingest';
 import { browserIngestRoutes } from './routes/browserIngest';
 import { healthRoutes } from './routes/health';
 import { trackerRoutes } from './routes/tracker';
@@ -30,11 +31,13 @@ export function createApp(deps: AppDeps): Express {
   registerQueueMetrics(deps.metrics, [deps.ingestQueue], deps.redis, deps.config.REDIS_PREFIX);
   app.use(healthRoutes(deps));
 
-  // Ingestion parses its own (larger) body after authentication and limits (DESIGN §3 request order).
-  app.use('/api/v1', ingestRoutes(deps));
+  // Ingestion parses its own (larger) body after authentication and limits (DESIGN §3 request order). Both
+  // paths share one enqueuer, so one memory sample of the queue's Redis a second serves them.
+  const enqueue = ingestEnqueuer(deps.ingestQueue, deps.config.QUEUE_MEMORY_LIMIT_PERCENT, deps.logger);
+  app.use('/api/v1', ingestRoutes(deps, enqueue));
   const sites = new SiteConfigCache(deps.pool);
   app.use(trackerRoutes());
-  app.use(browserIngestRoutes(deps, sites));
+  app.use(browserIngestRoutes(deps, sites, enqueue));
 
   const json = express.json({ limit: '1mb', strict: true });
   app.use('/api', cookieParser(), json);

@@ -17,8 +17,8 @@ export const forbidden = (message = 'Insufficient permission', code = 'FORBIDDEN
 export const notFound = (message = 'Not found') => new HttpError(404, 'NOT_FOUND', message);
 export const conflict = (message: string) => new HttpError(409, 'CONFLICT', message);
 
-export const serviceUnavailable = (message = 'Service temporarily unavailable; retry shortly') =>
-  new HttpError(503, 'SERVICE_UNAVAILABLE', message, { 'Retry-After': '5' });
+export const serviceUnavailable = (message = 'Service temporarily unavailable; retry shortly', retryAfterSeconds = 5) =>
+  new HttpError(503, 'SERVICE_UNAVAILABLE', message, { 'Retry-After': String(retryAfterSeconds) });
 
 /** A dependency (Redis, a queue) that fails mid-request is a 503 the client may retry, not a 500. */
 export async function orUnavailable<T>(work: Promise<T>, message?: string): Promise<T> {

@@ -9,7 +9,7 @@ import { normalizeIp } from '../../lib/ingest/enrich';
 import { DailySalts } from '../../lib/ingest/salt';
 import type { SiteConfigCache } from '../../lib/ingest/siteCache';
 import { notFound, badRequest } from '../../lib/errors';
-import { ingestEnqueuer } from '../../lib/queue/ingest';
+import type { IngestEnqueue } from '../../lib/queue/ingest';
 import { presenceSink } from '../../lib/realtime/presence';
 import type { AppDeps } from '../deps';
 import { openCors } from '../middleware/cors';
@@ -18,7 +18,7 @@ import { parse } from '../middleware/validate';
 
 export const BROWSER_PATHS = ['/api/events/:code', '/api/track/:code', '/e/:code'];
 
-export function browserIngestRoutes(deps: AppDeps, sites: SiteConfigCache): Router {
+export function browserIngestRoutes(deps: AppDeps, sites: SiteConfigCache, enqueue: IngestEnqueue): Router {
   const outcomes =
     (deps.metrics.registry.getSingleMetric('tidemark_browser_events_total') as Counter<'outcome'> | undefined) ??
     new Counter({
@@ -33,7 +33,7 @@ export function browserIngestRoutes(deps: AppDeps, sites: SiteConfigCache): Rout
     redis: deps.redis,
     redisPrefix: deps.config.REDIS_PREFIX,
     enrichers: deps.enrichers,
-    enqueue: ingestEnqueuer(deps.ingestQueue, deps.config.QUEUE_MEMORY_LIMIT_PERCENT, deps.logger),
+    enqueue,
     presence: presenceSink(deps.redis, deps.config.REDIS_PREFIX, deps.logger),
   };
   const router = Router();

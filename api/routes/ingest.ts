@@ -6,16 +6,15 @@ import { IdempotencyKeys } from '../../lib/ingest/dedupe';
 import { ingestServerBatch, type IngestDeps } from '../../lib/ingest/pipeline';
 import { DailySalts } from '../../lib/ingest/salt';
 import { ingestBatchSchema, MAX_BODY_BYTES } from '../../lib/ingest/schemas';
-import { ingestEnqueuer } from '../../lib/queue/ingest';
+import type { IngestEnqueue } from '../../lib/queue/ingest';
 import { presenceSink } from '../../lib/realtime/presence';
 import type { AppDeps } from '../deps';
 import { apiKey, requireApiKey } from '../middleware/auth';
 import { monthlyQuota, perMinuteLimit } from '../middleware/rateLimits';
 import { parseBody } from '../middleware/validate';
 
-export function ingestRoutes(deps: AppDeps): Router {
+export function ingestRoutes(deps: AppDeps, enqueue: IngestEnqueue): Router {
   const { config } = deps;
-  const enqueue = ingestEnqueuer(deps.ingestQueue, config.QUEUE_MEMORY_LIMIT_PERCENT, deps.logger);
   const pipeline: IngestDeps = {
     pool: deps.pool,
     salts: new DailySalts(deps.redis, config.REDIS_PREFIX),

@@ -168,7 +168,7 @@ const inlineFields = {
  * The data of one ingest job: one accepted request's events for one website.
  *
  * v5 (written now): the event rows are not in the job data but in the job's payload, a Redis string
- * beside the job (lib/queue/ingest.ts) holding the rows as RowBinary in EVENT_COLUMNS order
+ * beside the job (lib/queue/ingest.ts) holding the rows as RowBinary in ROW_BINARY_COLUMNS order
  * (lib/ingest/rowBinary.ts), built once by the API and sent to the store byte for byte. BullMQ serialises job
  * data as JSON: escaping half a megabyte of rows per 1,000 events into a JSON string and parsing it back cost
  * the web role and the worker ~3 µs per event each (profiled). `rows` counts the payload's rows.

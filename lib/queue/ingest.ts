@@ -26,20 +26,13 @@ export function ingestPayloadKey(queueQualifiedName: string, jobId: string): str
   return `${queueQualifiedName}:payload:${jobId}`;
 }
 
-// One memory sample per queue connection and limit, shared by every route that enqueues on it.
-const headrooms = new WeakMap<ProducerQueue, Map<number, QueueMemoryHeadroom>>();
-
 /**
  * Enqueues an ingest job, refused with a 503 (nothing written) while the queue's Redis is at or over
  * `memoryLimitPercent` of its maxmemory (memoryHeadroom.ts). `ensureRoom` is the same check alone, for a
  * caller with work to skip first (the server pipeline's idempotency claim).
  */
 export function ingestEnqueuer(queue: ProducerQueue, memoryLimitPercent: number, logger?: Logger) {
-  let byLimit = headrooms.get(queue);
-  if (!byLimit) headrooms.set(queue, (byLimit = new Map()));
-  let headroom = byLimit.get(memoryLimitPercent);
-  if (!headroom) byLimit.set(memoryLimitPercent, (headroom = new QueueMemoryHeadroom(queue.ownRedis(), memoryLimitPercent, logger)));
-  const guard = headroom;
+  const guard = new QueueMemoryHeadroom(queue.ownRedis(), memoryLimitPercent, logger);
   const enqueue = async (jobId: string, { data, payload }: QueuedIngest): Promise<void> => {
     await guard.ensure();
     const opts = { ...INGEST_JOB_OPTIONS, jobId };
@@ -48,6 +41,8 @@ export function ingestEnqueuer(queue: ProducerQueue, memoryLimitPercent: number,
   };
   return Object.assign(enqueue, { ensureRoom: () => guard.ensure() });
 }
+
+export type IngestEnqueue = ReturnType<typeof ingestEnqueuer>;
 
 /**
  * Deletes payloads whose job no longer exists: left by a worker that died between completing a job and

@@ -3,18 +3,13 @@
 // every write, and that includes the worker's own job moves, so the backlog could not drain until someone
 // freed memory by hand. Refusing new events (503, nothing claimed or written) at QUEUE_MEMORY_LIMIT_PERCENT
 // of maxmemory keeps the room the worker needs to drain it.
-import { HttpError } from '../errors';
+import { serviceUnavailable } from '../errors';
 import type { Logger } from '../log';
 import type { Redis } from '../redis';
 
 const SAMPLE_EVERY_MS = 1_000;
 /** Seconds a refused client is told to wait: about how long the writers take to drain a burst's backlog. */
-export const QUEUE_FULL_RETRY_AFTER_S = 10;
-
-export const queueFull = () =>
-  new HttpError(503, 'SERVICE_UNAVAILABLE', 'Ingestion is over capacity: events wait to be stored; retry shortly', {
-    'Retry-After': String(QUEUE_FULL_RETRY_AFTER_S),
-  });
+const QUEUE_FULL_RETRY_AFTER_S = 10;
 
 export interface MemorySample {
   /** What Redis itself weighs against maxmemory: used_memory less replica and AOF buffers. */
@@ -54,7 +49,7 @@ export class QueueMemoryHeadroom {
       this.refreshing ??= this.refresh().finally(() => (this.refreshing = undefined));
       await this.refreshing;
     }
-    if (this.full()) throw queueFull();
+    if (this.full()) throw serviceUnavailable('Ingestion is over capacity: events wait to be stored; retry shortly', QUEUE_FULL_RETRY_AFTER_S);
   }
 
   /** Whether the last trusted sample is at or over the limit (false without a limit or a sample). */
