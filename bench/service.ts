@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
-import { createClickHouse, type ClickHouseClient } from '../lib/clickhouse/client';
+import { clickHouseTarget, createClickHouse, type ClickHouseClient } from '../lib/clickhouse/client';
+import { loadConfig } from '../lib/config';
 import { percentile } from './ingest-load';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -140,7 +141,8 @@ export async function startService(opts: { name: string; timezone?: string; extr
   supervisor.stdout!.pipe(logStream, { end: false });
   supervisor.stderr!.pipe(logStream, { end: false });
   const exited = new Promise<void>((resolve) => supervisor.on('exit', () => resolve()));
-  const clickhouse = createClickHouse({ url: `http://127.0.0.1:${storePort}`, database: chDatabase }, { requestTimeoutMs: 1_800_000 });
+  // The service's own configuration, so the credential is the one its store created (or this call creates first).
+  const clickhouse = createClickHouse(clickHouseTarget(loadConfig({ ...env, ...opts.extraEnv })), { requestTimeoutMs: 1_800_000 });
   const stopProcesses = async () => {
     await clickhouse.close().catch(() => undefined);
     if (supervisor.exitCode === null && supervisor.signalCode === null) {

@@ -6,7 +6,7 @@ import type { Pool } from 'pg';
 import { email as emailSchema, password as passwordSchema } from '../lib/accounts/schemas';
 import { setTeamLimits, setTeamPlan } from '../lib/accounts/teams';
 import { createUser, findUserByEmail, setPassword } from '../lib/accounts/users';
-import { createClickHouse } from '../lib/clickhouse/client';
+import { clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
 import { loadConfig, type Config } from '../lib/config';
 import { createPool, ensureDatabase } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
@@ -55,13 +55,12 @@ const COMMANDS: Record<string, Command> = {
     options: {},
     async run(_v, ctx) {
       const pool = await ctx.pool();
-      const clickhouse = createClickHouse({ url: ctx.config.CLICKHOUSE_URL, database: ctx.config.CLICKHOUSE_DATABASE });
+      const clickhouse = createClickHouse(clickHouseTarget(ctx.config));
       try {
         const result = await migrate({
           pool,
           clickhouse,
-          clickhouseUrl: ctx.config.CLICKHOUSE_URL,
-          clickhouseDatabase: ctx.config.CLICKHOUSE_DATABASE,
+          clickhouseTarget: clickHouseTarget(ctx.config),
           clickhouseCluster: ctx.config.CLICKHOUSE_CLUSTER,
           logger: createLogger('warn', 'cli'),
         });
@@ -78,7 +77,7 @@ const COMMANDS: Record<string, Command> = {
     options: {},
     async run(_v, ctx) {
       const pool = await ctx.pool();
-      const clickhouse = createClickHouse({ url: ctx.config.CLICKHOUSE_URL, database: ctx.config.CLICKHOUSE_DATABASE }, { requestTimeoutMs: 3_600_000 });
+      const clickhouse = createClickHouse(clickHouseTarget(ctx.config), { requestTimeoutMs: 3_600_000 });
       try {
         let total = 0;
         // Days an import just wrote to again are rolled up once their late marks have settled; a client that
@@ -150,7 +149,7 @@ const COMMANDS: Record<string, Command> = {
       const updated = await setTeamPlan(pool, team, parsed.plan, parsed.label);
       ctx.io.out(`team ${updated.id} is now on plan ${parsed.label}${parsed.label !== parsed.plan ? ` (${parsed.plan})` : ''}`);
       // Stored rows follow the new plan's retention.
-      const clickhouse = createClickHouse({ url: ctx.config.CLICKHOUSE_URL, database: ctx.config.CLICKHOUSE_DATABASE });
+      const clickhouse = createClickHouse(clickHouseTarget(ctx.config));
       try {
         const websites = await restampRetention(clickhouse, pool, team, parsed.plan);
         ctx.io.out(`retention of ${websites} website(s) set to ${PLANS[parsed.plan].dataRetentionDays} days`);

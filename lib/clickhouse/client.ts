@@ -1,18 +1,31 @@
 // The only way any role reaches ClickHouse: @clickhouse/client against CLICKHOUSE_URL, which is the embedded
 // store role by default and a real server or cluster in a scaled deployment (DESIGN §1).
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { Config } from '../config';
 
 export type { ClickHouseClient };
 
 export interface ClickHouseTarget {
   url: string;
   database: string;
+  /** Sent as Basic auth: CLICKHOUSE_USER [default] and CLICKHOUSE_PASSWORD (the embedded store's credential). */
+  username?: string;
+  password?: string;
+}
+
+type TargetConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD'>;
+
+/** Where and as whom this install reaches ClickHouse; `database` overrides CLICKHOUSE_DATABASE (e.g. `default`). */
+export function clickHouseTarget(config: TargetConfig, database = config.CLICKHOUSE_DATABASE): ClickHouseTarget {
+  return { url: config.CLICKHOUSE_URL, database, username: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD };
 }
 
 export function createClickHouse(target: ClickHouseTarget, opts: { requestTimeoutMs?: number } = {}): ClickHouseClient {
   return createClient({
     url: target.url,
     database: target.database,
+    username: target.username ?? 'default',
+    password: target.password ?? '',
     request_timeout: opts.requestTimeoutMs ?? 60_000,
     // Event ids and counters are 64-bit; keep them exact as strings rather than lossy JS numbers.
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },

@@ -4,13 +4,25 @@ import path from 'node:path';
 import { configOrExit, type Config } from '../config';
 import { createLogger } from '../log';
 import { runRole } from '../process/shutdown';
+import { storeCredentialFor } from './credential';
 import { startStoreServer } from './store-server';
 
 export async function startStore(cfg: Config): Promise<{ stop(): Promise<void> }> {
   const logger = createLogger(cfg.LOG_LEVEL, 'store');
   const dataDir = path.join(cfg.DATA_DIR, 'clickhouse');
   fs.mkdirSync(dataDir, { recursive: true });
-  const store = await startStoreServer({ dataDir, port: cfg.STORE_PORT, host: '127.0.0.1', logger });
+  // CLICKHOUSE_PASSWORD when set, else the credential under DATA_DIR: never an open store.
+  const credential = { user: cfg.CLICKHOUSE_USER, password: cfg.CLICKHOUSE_PASSWORD || storeCredentialFor(cfg.DATA_DIR) };
+  let store: Awaited<ReturnType<typeof startStoreServer>>;
+  try {
+    store = await startStoreServer({ dataDir, port: cfg.STORE_PORT, host: '127.0.0.1', logger, credential });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // One line naming the variable to change (runRole prints it), not a stack.
+    if (code === 'EADDRINUSE') throw new Error(`STORE_PORT ${cfg.STORE_PORT} is already in use`);
+    if (code === 'EACCES') throw new Error(`STORE_PORT ${cfg.STORE_PORT} may not be bound by this user`);
+    throw err;
+  }
   // Tests and the supervisor parse this line for the port.
   logger.info({ port: store.port, dataDir }, 'store listening');
   return {

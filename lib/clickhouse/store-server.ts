@@ -10,21 +10,32 @@
 // - A trailing `FORMAT X` in the SQL overrides the format option; a SETTINGS clause may follow FORMAT.
 // - queryBindAsync TSV-escapes a string value before the engine parses it as the declared type, while the
 //   client sends every param_* already in ClickHouse's escaped text form (see toBindValue).
+// - Connections to one data directory run side by side, each with its own current database, settings given at
+//   connect (`--readonly=2`) and active roles; grants and settings constraints come from the config file.
+//
+// Security (README, Operations): every request but /ping carries the install's credential (Basic auth or
+// X-ClickHouse-User/Key), compared in constant time; a request from a web browser (Origin or Sec-Fetch-*) is
+// refused before anything runs; GET runs on a read-only connection, as a server sets readonly for GET; client
+// statements run on connections without file access (store-engine.ts) after store-guard.ts has read them.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { TupleParam } from '@clickhouse/client';
 import { Session, type ChdbResult, type RawInsertFormat } from 'chdb';
 import type { Logger } from '../log';
+import { guardPolicy, INSERT_FILES_ROLE, openClientConnection, writeEngineConfig } from './store-engine';
+import { inspectStatement, type GuardPolicy } from './store-guard';
 
 export interface StoreServerOptions {
   dataDir: string;
   port: number;
   host?: string;
   logger: Logger;
+  /** What every request but /ping must present (CLICKHOUSE_USER and the store credential). */
+  credential: { user: string; password: string };
 }
 
 export interface StoreServer {
@@ -87,14 +98,23 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
   const host = opts.host ?? '127.0.0.1';
   if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host)) throw new Error(`store: refusing non-loopback host ${host}`);
   fs.mkdirSync(opts.dataDir, { recursive: true });
-  const session = new Session(opts.dataDir);
-  // Bodies of binary inserts, each read once by the engine and deleted; leftovers of a crash are removed here.
+  const expected = credentialDigest(opts.credential.user, opts.credential.password);
   const insertFiles = path.resolve(opts.dataDir, 'insert-files');
-  fs.rmSync(insertFiles, { recursive: true, force: true });
-  fs.mkdirSync(insertFiles, { recursive: true });
+  // Set by openEngine() once the port is bound; every request first waits for `opened`.
+  let own!: Connection;
+  let writer!: Connection;
+  let reader!: Connection;
+  let policy!: GuardPolicy;
+  const connections: Connection[] = [];
+  let engineOpened!: () => void;
+  let engineFailed!: (err: unknown) => void;
+  const opened = new Promise<void>((resolve, reject) => {
+    engineOpened = resolve;
+    engineFailed = reject;
+  });
+  opened.catch(() => undefined); // a failed start is thrown by startStoreServer itself
   // Column types of tables that took RowBinary (the format carries none); forgotten after any DDL.
   const columnTypes = new Map<string, Map<string, string>>();
-  const gate = new ContextGate((db) => session.queryAsync(`USE ${quoteIdentifier(db)}`).then(() => undefined));
   const inFlight = new Set<Promise<void>>();
 
   const server = http.createServer({ maxHeaderSize: 1 << 20 }, (req, res) => {
@@ -107,10 +127,20 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    await opened;
     const url = new URL(req.url ?? '/', 'http://store');
+    // A page in a browser can send requests to loopback; no client of this store is a browser.
+    if (BROWSER_HEADERS.some((h) => req.headers[h] !== undefined)) {
+      logger.warn({ origin: req.headers.origin }, 'store refused a request from a web browser');
+      return refuse(req, res, new StoreError(497, 'ACCESS_DENIED', 'Requests from web browsers (Origin or Sec-Fetch-* headers) are not accepted'));
+    }
     if (url.pathname === '/ping' || (url.pathname === '/' && req.method === 'GET' && !url.searchParams.has('query'))) {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=UTF-8' }).end('Ok.\n');
       return;
+    }
+    if (!authenticated(req, expected)) {
+      logger.warn({ method: req.method, path: url.pathname }, 'store refused a request without the credential');
+      return refuse(req, res, new StoreError(516, 'AUTHENTICATION_FAILED', 'Authentication failed: password is incorrect, or there is no user with such name'));
     }
     if (url.pathname !== '/') {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=UTF-8' }).end('There is no handle ' + url.pathname + '\n');
@@ -120,7 +150,8 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
     const queryId = url.searchParams.get('query_id') || randomUUID();
     try {
       const parsed = parseRequest(url.searchParams, await readBody(req));
-      const outcome = await execute(parsed);
+      // As a server sets readonly for GET: only POST may change anything.
+      const outcome = await execute(parsed, req.method !== 'POST');
       res.writeHead(200, {
         'Content-Type': contentType(outcome.format),
         'X-ClickHouse-Query-Id': queryId,
@@ -145,10 +176,11 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
     }
   }
 
-  function execute(p: ParsedRequest): Promise<Outcome> {
+  async function execute(p: ParsedRequest, readOnly: boolean): Promise<Outcome> {
+    if (readOnly && (p.insert || p.fileInsert)) throw readOnlyError();
     if (p.insert) return insert(p, p.insert);
     if (p.fileInsert) return fileInsert(p, p.fileInsert);
-    return statement(p, p.sql ?? '');
+    return statement(p, p.sql ?? '', readOnly);
   }
 
   /** A binary insert: the body as a file, read by `INSERT … SELECT * FROM file()` with the table's types. */
@@ -162,7 +194,7 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
       const source = `file(${quoteString(file)}, ${quoteString(ins.format)}${structure ? `, ${quoteString(structure)}` : ''})`;
       const table = ins.table.split('.').map(quoteIdentifier).join('.');
       const sql = withSettingsClause(`INSERT INTO ${table}${columns} SELECT * FROM ${source}`, p.settings);
-      await gate.run(p.database, false, () => session.queryAsync(sql));
+      await own.gate.run(p.database, false, () => own.session.queryAsync(sql));
       // The engine reports no row count for INSERT … SELECT; only the bytes are known here.
       const summary = { ...emptySummary(), written_bytes: String(ins.body.length) };
       return { body: new Uint8Array(0), format: p.format, summary };
@@ -176,7 +208,7 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
     let types = columnTypes.get(target);
     if (!types) {
       const [database, table] = target.split('.');
-      const result = await session.queryBindAsync(
+      const result = await own.session.queryBindAsync(
         `SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}
            AND default_kind NOT IN ('MATERIALIZED', 'ALIAS', 'EPHEMERAL') ORDER BY position`,
         { db: database, t: table },
@@ -199,19 +231,21 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
 
   async function insert(p: ParsedRequest, ins: NonNullable<ParsedRequest['insert']>): Promise<Outcome> {
     // Per-insert settings (insert_deduplication_token, input_format_*) become the INSERT's own SETTINGS clause.
-    const written = await gate.run(p.database, false, () =>
-      session.insert({ table: ins.table, columns: ins.columns, format: ins.format, values: ins.body, settings: p.settings }),
+    const written = await writer.gate.run(p.database, false, () =>
+      writer.session.insert({ table: ins.table, columns: ins.columns, format: ins.format, values: ins.body, settings: p.settings }),
     );
     const summary = { ...emptySummary(), written_rows: String(written.rowsWritten), written_bytes: String(written.bytesWritten) };
     return { body: new Uint8Array(0), format: p.format, summary };
   }
 
-  async function statement(p: ParsedRequest, sql: string): Promise<Outcome> {
-    const keyword = firstKeyword(sql);
-    // chDB would run every statement of a multi-statement and keep USE/SET on the shared connection; a real
-    // server refuses the former and, without a session, forgets the latter after the request.
-    if (isMultiStatement(sql)) throw new StoreError(62, 'SYNTAX_ERROR', 'Multi-statements are not allowed');
+  async function statement(p: ParsedRequest, sql: string, readOnly: boolean): Promise<Outcome> {
+    // chDB would run every statement of a multi-statement (refused here, as a server does) and keep USE/SET on
+    // the shared connection (a server without a session forgets them after the request).
+    const { keyword, refusal } = inspectStatement(sql, policy);
+    if (refusal) throw new StoreError(refusal.code, refusal.type, refusal.message);
     if (keyword === 'USE' || keyword === 'SET') return { body: new Uint8Array(0), format: p.format, summary: emptySummary() };
+    if (readOnly && !OUTPUT_STATEMENTS.has(keyword)) throw readOnlyError();
+    const { session, gate } = readOnly ? reader : writer;
     const run = (text: string): Promise<ChdbResult> =>
       p.params.size > 0
         ? session.queryBindAsync(text, bindValues(p.params, text), { format: p.format })
@@ -224,13 +258,13 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
       // SET while nothing else runs, and reset them before anything else can. Output settings have no use here.
       const applied = Object.entries(p.settings).filter(([k]) => !k.startsWith('output_format_'));
       if (keyword !== 'INSERT') columnTypes.clear();
-      result = await gate.run(p.database, applied.length > 0, () => withSetSettings(applied, () => run(sql)));
+      result = await gate.run(p.database, applied.length > 0, () => withSetSettings(session, applied, () => run(sql)));
     }
     const summary = { ...emptySummary(), read_rows: String(result.rowsRead), read_bytes: String(result.bytesRead) };
     return { body: result.bytes(), format: trailingFormat(sql) ?? p.format, summary };
   }
 
-  async function withSetSettings<T>(settings: Array<[string, string]>, fn: () => Promise<T>): Promise<T> {
+  async function withSetSettings<T>(session: Session, settings: Array<[string, string]>, fn: () => Promise<T>): Promise<T> {
     const set: string[] = [];
     try {
       for (const [k, v] of settings) {
@@ -243,18 +277,44 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
     }
   }
 
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(opts.port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
+  // The port first: a store that cannot bind it (another one running on this DATA_DIR, say) must stop before it
+  // touches the data directory.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, host, () => {
+      server.off('error', reject);
+      resolve();
     });
+  });
+  try {
+    await openEngine();
+    engineOpened();
   } catch (err) {
-    session.close(); // e.g. EADDRINUSE: release the data directory for a retry in this process
+    engineFailed(err);
+    for (const c of connections) c.session.close();
+    await new Promise((resolve) => server.close(resolve));
     throw err;
   }
+
+  async function openEngine(): Promise<void> {
+    // Bodies of binary inserts, each read once by the engine and deleted; leftovers of a crash are removed here.
+    fs.rmSync(insertFiles, { recursive: true, force: true });
+    fs.mkdirSync(insertFiles, { recursive: true, mode: 0o700 });
+    const engineArgs = [`--config-file=${writeEngineConfig(path.join(opts.dataDir, 'engine-config'))}`];
+    // The store's own statements (file() inserts, column types): the only connection with the insert-files role.
+    own = new Connection(new Session(opts.dataDir, { connectionArgs: engineArgs }));
+    connections.push(own);
+    if (!(await own.session.queryAsync('SELECT currentRoles()', { format: 'TSV' })).text().includes(INSERT_FILES_ROLE)) {
+      throw new Error(`store: the engine did not take its users file (no role ${INSERT_FILES_ROLE})`);
+    }
+    // Clients' statements: POST on one connection, GET on one whose engine refuses any write.
+    writer = new Connection(await openClientConnection(opts.dataDir, engineArgs));
+    connections.push(writer);
+    reader = new Connection(await openClientConnection(opts.dataDir, [...engineArgs, '--readonly=2']));
+    connections.push(reader);
+    policy = await guardPolicy(own.session);
+  }
+
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
 
@@ -265,7 +325,7 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
     while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     server.closeAllConnections();
     await stopped;
-    session.close();
+    for (const c of connections) c.session.close();
     logger.info('store closed');
   }
   return { port, close: () => (closing ??= close()) };
@@ -314,39 +374,6 @@ function parseInsertPrefix(query: string): { table: string; columns?: string[]; 
   const columns = m[2]?.split(',').map(unquote);
   if (columns && !columns.every((c) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(c))) return undefined;
   return { table: m[1].split('.').map(unquote).join('.'), columns, format: m[3] };
-}
-
-/** The statement's first keyword, skipping whitespace, comments and opening parentheses. */
-function firstKeyword(sql: string): string {
-  const stripped = sql.replace(/^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/|\()*/, '');
-  return (/^[A-Za-z]+/.exec(stripped)?.[0] ?? '').toUpperCase();
-}
-
-/**
- * True when a `;` outside quotes and comments is followed by more SQL. Inline data after an INSERT's
- * `FORMAT x` is not SQL and is not scanned.
- */
-function isMultiStatement(sql: string): boolean {
-  const data = /^\s*INSERT\b[\s\S]*?\bFORMAT\s+\w+/i.exec(sql);
-  const text = data ? data[0] : sql;
-  let ended = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '-' && text[i + 1] === '-') i = endOf(text, '\n', i);
-    else if (c === '/' && text[i + 1] === '*') i = endOf(text, '*/', i + 2) + 1;
-    else if (c === ';') ended = true;
-    else if (c === ' ' || c === '\n' || c === '\t' || c === '\r') continue;
-    else if (ended) return true;
-    else if (c === "'" || c === '"' || c === '`') {
-      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === '\\') i++;
-    }
-  }
-  return false;
-}
-
-function endOf(text: string, marker: string, from: number): number {
-  const at = text.indexOf(marker, from);
-  return at === -1 ? text.length : at;
 }
 
 function trailingFormat(sql: string): string | undefined {
@@ -519,7 +546,59 @@ class CompositeReader {
   }
 }
 
+// ---- access ------------------------------------------------------------------------------------------
+
+// Headers only a web browser sends: a page may point fetch() or a form at a loopback port.
+const BROWSER_HEADERS = ['origin', 'sec-fetch-site', 'sec-fetch-mode', 'sec-fetch-dest', 'sec-fetch-user'];
+
+function credentialDigest(user: string, password: string): Buffer {
+  return createHash('sha256').update(user).update('\0').update(password).digest();
+}
+
+/** Basic auth as @clickhouse/client sends it, or ClickHouse's X-ClickHouse-User/Key; compared in constant time. */
+function authenticated(req: http.IncomingMessage, expected: Buffer): boolean {
+  let user: string | undefined;
+  let password: string | undefined;
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(req.headers.authorization ?? '');
+  if (basic) {
+    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon >= 0) [user, password] = [decoded.slice(0, colon), decoded.slice(colon + 1)];
+  } else if (typeof req.headers['x-clickhouse-key'] === 'string') {
+    const named = req.headers['x-clickhouse-user'];
+    [user, password] = [typeof named === 'string' ? named : 'default', req.headers['x-clickhouse-key']];
+  }
+  return user !== undefined && password !== undefined && timingSafeEqual(credentialDigest(user, password), expected);
+}
+
+/** Answers a refused request at once, without reading its body, and closes the connection. */
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, e: StoreError): void {
+  req.resume();
+  res.writeHead(httpStatus(e.code), {
+    'Content-Type': 'text/plain; charset=UTF-8',
+    'X-ClickHouse-Exception-Code': String(e.code),
+    Connection: 'close',
+  });
+  res.end(`${e.message}\n`);
+}
+
+function readOnlyError(): StoreError {
+  return new StoreError(
+    164,
+    'READONLY',
+    'Cannot execute query in readonly mode. For queries over HTTP, method GET implies readonly. You should use method POST for modifying queries',
+  );
+}
+
 // ---- connection context ----------------------------------------------------------------------------------
+
+/** One chDB connection and the gate that keeps its current database. */
+class Connection {
+  readonly gate: ContextGate;
+  constructor(readonly session: Session) {
+    this.gate = new ContextGate((db) => session.queryAsync(`USE ${quoteIdentifier(db)}`).then(() => undefined));
+  }
+}
 
 interface Waiter {
   database: string;
@@ -630,8 +709,11 @@ function typeOf(message: string): string {
 // The status codes ClickHouse's HTTP handler uses for the errors a client can cause; everything else is 500.
 const BAD_REQUEST = new Set([6, 26, 27, 33, 36, 38, 41, 53, 62, 69, 70, 72, 115, 117, 130, 131, 456, 457]);
 const NOT_FOUND = new Set([16, 46, 47, 60, 81]);
+// Refusals: READONLY, SETTING_CONSTRAINT_VIOLATION, ACCESS_DENIED, AUTHENTICATION_FAILED.
+const FORBIDDEN = new Set([164, 452, 497, 516]);
 
 function httpStatus(code: number): number {
+  if (FORBIDDEN.has(code)) return 403;
   if (BAD_REQUEST.has(code)) return 400;
   if (NOT_FOUND.has(code)) return 404;
   return 500;

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Pool } from 'pg';
-import { createClickHouse, type ClickHouseClient } from '../clickhouse/client';
+import { createClickHouse, type ClickHouseClient, type ClickHouseTarget } from '../clickhouse/client';
 import type { Logger } from '../log';
 import { SQL_ROOT } from '../paths';
 
@@ -21,8 +21,8 @@ interface MigrationFile {
 export interface MigrateDeps {
   pool: Pool;
   clickhouse: ClickHouseClient;
-  clickhouseUrl: string;
-  clickhouseDatabase: string;
+  /** Where `clickhouse` points (clickHouseTarget); the database it names is created first. */
+  clickhouseTarget: ClickHouseTarget;
   clickhouseCluster?: string;
   logger: Logger;
 }
@@ -121,11 +121,12 @@ export function splitStatements(sql: string): string[] {
     .filter((s) => s.length > 0);
 }
 
-async function migrateClickHouse({ clickhouse, clickhouseUrl, clickhouseDatabase, clickhouseCluster, logger }: MigrateDeps): Promise<string[]> {
+async function migrateClickHouse({ clickhouse, clickhouseTarget, clickhouseCluster, logger }: MigrateDeps): Promise<string[]> {
+  const clickhouseDatabase = clickhouseTarget.database;
   const onCluster = clickhouseCluster ? ` ON CLUSTER ${clickhouseCluster}` : '';
   // The database must exist before a client bound to it can run anything, so this one statement runs
   // through a client bound to the server's always-present `default` database.
-  const bootstrap = createClickHouse({ url: clickhouseUrl, database: 'default' });
+  const bootstrap = createClickHouse({ ...clickhouseTarget, database: 'default' });
   try {
     await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${clickhouseDatabase}${onCluster}` });
   } finally {

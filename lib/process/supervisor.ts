@@ -2,7 +2,7 @@
 // dies is restarted with backoff; SIGTERM stops them in reverse start order within the deadline.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createClickHouse } from '../clickhouse/client';
+import { clickHouseTarget, createClickHouse } from '../clickhouse/client';
 import { configOrExit } from '../config';
 import { createLogger, type Logger } from '../log';
 import { DIST_ROOT } from '../paths';
@@ -106,7 +106,7 @@ if (require.main === module) {
   const script = (rel: string) => path.join(DIST_ROOT, rel);
   const specs: ChildSpec[] = [];
   if (config.EMBEDDED_STORE) {
-    const probe = createClickHouse({ url: config.CLICKHOUSE_URL, database: 'default' });
+    const probe = createClickHouse(clickHouseTarget(config, 'default'));
     specs.push({
       name: 'store',
       command: node,

@@ -1,5 +1,6 @@
 // Starts one embedded store process per jest worker (chDB allows one data directory per process); test
-// files reach theirs through TIDEMARK_TEST_STORE_URLS and isolate themselves by database name.
+// files reach theirs through TIDEMARK_TEST_STORE_URLS (with TIDEMARK_TEST_STORE_PASSWORDS) and isolate themselves
+// by database name.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,5 +15,7 @@ export default async function globalSetup(config: { maxWorkers: number }): Promi
     Array.from({ length: count }, (_, i) => startStoreProcess({ dataDir: path.join(root, `worker-${i + 1}`) })),
   );
   process.env.TIDEMARK_TEST_STORE_URLS = stores.map((s) => s.url).join(',');
+  // Each store's credential (DATA_DIR/store-credential), in the same order; testConfig sends it.
+  process.env.TIDEMARK_TEST_STORE_PASSWORDS = stores.map((s) => s.password).join(',');
   (globalThis as { __tidemarkStores?: { stores: Store[]; root: string } }).__tidemarkStores = { stores, root };
 }

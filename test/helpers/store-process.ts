@@ -7,6 +7,8 @@ import path from 'node:path';
 export interface StoreProcess {
   url: string;
   port: number;
+  /** The credential the store created under its DATA_DIR; clients send it as CLICKHOUSE_PASSWORD. */
+  password: string;
   stop(): Promise<void>;
 }
 
@@ -14,14 +16,26 @@ const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 
 export async function startStoreProcess(opts: { dataDir: string; port?: number }): Promise<StoreProcess> {
+  const port = opts.port ?? (await freePort());
+  const child = spawnStore(opts.dataDir, port);
+  const listening = await waitForListening(child);
+  return {
+    url: `http://127.0.0.1:${listening}`,
+    port: listening,
+    password: fs.readFileSync(path.join(opts.dataDir, 'store-credential'), 'utf8').trim(),
+    stop: () => stopChild(child),
+  };
+}
+
+/** The store role as a child process on `dataDir` and `port`, its output piped. */
+export function spawnStore(dataDir: string, port: number): ChildProcess {
   const root = repoRoot();
   const entry = path.join(root, 'dist', 'lib', 'clickhouse', 'store-main.js');
   if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run \`npx tsc -p tsconfig.json\` first`);
-  const port = opts.port ?? (await freePort());
-  const child = spawn(process.execPath, [entry], {
+  return spawn(process.execPath, [entry], {
     cwd: root,
     env: {
-      DATA_DIR: opts.dataDir,
+      DATA_DIR: dataDir,
       STORE_PORT: String(port),
       LOG_LEVEL: 'info',
       NODE_ENV: 'test',
@@ -30,12 +44,6 @@ export async function startStoreProcess(opts: { dataDir: string; port?: number }
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const listening = await waitForListening(child);
-  return {
-    url: `http://127.0.0.1:${listening}`,
-    port: listening,
-    stop: () => stopChild(child),
-  };
 }
 
 /** Resolves with the port from the `"msg":"store listening"` log line; rejects with stderr on exit or timeout. */

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { main, type Io } from '../../cli/main';
-import { createClickHouse } from '../../lib/clickhouse/client';
+import { clickHouseTarget, createClickHouse } from '../../lib/clickhouse/client';
 import { createPool } from '../../lib/db/pool';
 import { authenticateUser } from '../../lib/accounts/users';
 import { getTeam } from '../../lib/accounts/teams';
@@ -16,6 +16,7 @@ const env: Record<string, string> = {
   PATH: process.env.PATH ?? '',
   DATABASE_URL: config.DATABASE_URL,
   CLICKHOUSE_URL: config.CLICKHOUSE_URL,
+  CLICKHOUSE_PASSWORD: config.CLICKHOUSE_PASSWORD,
   CLICKHOUSE_DATABASE: config.CLICKHOUSE_DATABASE,
   REDIS_PREFIX: config.REDIS_PREFIX,
   DATA_DIR: config.DATA_DIR,
@@ -23,7 +24,7 @@ const env: Record<string, string> = {
   LOG_LEVEL: 'silent',
 };
 const pool = createPool(config.DATABASE_URL, 2);
-const clickhouse = createClickHouse({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE });
+const clickhouse = createClickHouse(clickHouseTarget(config));
 
 function captureIo(stdin = ''): Io & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];

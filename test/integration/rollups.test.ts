@@ -316,7 +316,7 @@ describe('daily rollups', () => {
     const lines: string[] = [];
     const io = { out: (t: string) => lines.push(t), err: (t: string) => lines.push(t), stdin: async () => '' };
     const c = ctx.config;
-    const env = { DATABASE_URL: c.DATABASE_URL, CLICKHOUSE_URL: c.CLICKHOUSE_URL, CLICKHOUSE_DATABASE: c.CLICKHOUSE_DATABASE, REDIS_PREFIX: c.REDIS_PREFIX, DATA_DIR: c.DATA_DIR, JWT_SECRET: c.JWT_SECRET, LOG_LEVEL: 'silent' };
+    const env = { DATABASE_URL: c.DATABASE_URL, CLICKHOUSE_URL: c.CLICKHOUSE_URL, CLICKHOUSE_PASSWORD: c.CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE: c.CLICKHOUSE_DATABASE, REDIS_PREFIX: c.REDIS_PREFIX, DATA_DIR: c.DATA_DIR, JWT_SECRET: c.JWT_SECRET, LOG_LEVEL: 'silent' };
     expect(await main(['rollup'], io, env)).toBe(0);
     expect(lines.join('\n')).toMatch(/^1 website\(s\) up to date; \d+ day\(s\) rolled up$/);
     const { rows } = await ctx.pool.query<{ id: string; timezone: string }>('SELECT id, timezone FROM websites');

@@ -16,7 +16,7 @@ let store: StoreProcess;
 const clients: ClickHouseClient[] = [];
 
 function client(database: string): ClickHouseClient {
-  const c = createClickHouse({ url: store.url, database });
+  const c = createClickHouse({ url: store.url, database, password: store.password });
   clients.push(c);
   return c;
 }
@@ -471,7 +471,7 @@ describe('store adapter', () => {
 
   test('compressed requests and responses (client compression on) work', async () => {
     const { createClient } = await import('@clickhouse/client');
-    const c = createClient({ url: store.url, database: 'adapter_a', compression: { request: true, response: true } });
+    const c = createClient({ url: store.url, database: 'adapter_a', password: store.password, compression: { request: true, response: true } });
     try {
       await c.insert({ table: 'iso', values: [{ v: 'Z' }], format: 'JSONEachRow' });
       const rs = await c.query({ query: "SELECT count() AS n FROM iso WHERE v = 'Z'", format: 'JSONEachRow' });
