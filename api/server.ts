@@ -1,6 +1,6 @@
 // Boots the web role: migrations, connections, the HTTP listener, and a graceful SIGTERM.
 import type { Server } from 'node:http';
-import { createClickHouse } from '../lib/clickhouse/client';
+import { clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
 import { configOrExit, type Config } from '../lib/config';
 import { createPool, ensureDatabase } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
@@ -10,27 +10,34 @@ import { runRole } from '../lib/process/shutdown';
 import { openEnrichers } from '../lib/ingest/enrichers';
 import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
 import { warnUnlessMemoryBounded } from '../lib/queue/memoryHeadroom';
-import { createRedis, requireRedisVersion, warnUnlessNoEviction, waitReady } from '../lib/redis';
+import { checkQueueDurability, createRedis, requireRedisVersion, warnUnlessNoEviction, waitReady } from '../lib/redis';
+import { adoptServerTimeZones } from '../lib/stats/timeZones';
 import { createApp } from './app';
 
 export async function startWeb(config: Config): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
   const logger = createLogger(config.LOG_LEVEL, 'web');
   await ensureDatabase(config.DATABASE_URL);
   const pool = createPool(config.DATABASE_URL, 10, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL connection closed'));
-  const clickhouse = createClickHouse({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE });
+  const clickhouse = createClickHouse(clickHouseTarget(config));
   const redis = createRedis(config.REDIS_URL, 'request', 'tidemark-web');
   await waitReady(redis, 10_000);
   await requireRedisVersion(redis, 'REDIS_URL');
   await warnUnlessNoEviction(redis, logger);
   await warnUnlessMemoryBounded(redis, config.QUEUE_MEMORY_LIMIT_PERCENT, logger);
+  const volatile = await checkQueueDurability(
+    redis,
+    { production: config.NODE_ENV === 'production', allowVolatile: config.ALLOW_VOLATILE_QUEUE },
+    logger,
+  );
+  if (volatile) throw new Error(volatile);
   await migrate({
     pool,
     clickhouse,
-    clickhouseUrl: config.CLICKHOUSE_URL,
-    clickhouseDatabase: config.CLICKHOUSE_DATABASE,
+    clickhouseTarget: clickHouseTarget(config),
     clickhouseCluster: config.CLICKHOUSE_CLUSTER,
     logger,
   });
+  await adoptServerTimeZones(clickhouse, logger);
   const dedupeRedis =
     config.DEDUPE_REDIS_URL === config.REDIS_URL ? redis : createRedis(config.DEDUPE_REDIS_URL, 'request', 'tidemark-dedupe');
   if (dedupeRedis !== redis) {
@@ -50,8 +57,13 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
     logger,
     metrics: createMetrics('web'),
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(config.PORT, () => resolve(s));
+  const server = await new Promise<Server>((resolve, reject) => {
+    // Express 5 hands a listen error to the callback instead of throwing it.
+    const s = app.listen(config.PORT, (err?: Error) => {
+      if (!err) return resolve(s);
+      const code = (err as NodeJS.ErrnoException).code;
+      reject(new Error(code === 'EADDRINUSE' ? `PORT ${config.PORT} is already in use` : `PORT ${config.PORT} cannot be listened on (${code ?? err.message})`));
+    });
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

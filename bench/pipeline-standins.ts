@@ -8,6 +8,7 @@ import type { ApiKeyPrincipal } from '../lib/accounts/apiKeys';
 import type { IdempotencyKeys } from '../lib/ingest/dedupe';
 import type { ActiveGoalsCache } from '../lib/ingest/goalsCache';
 import type { IngestDeps } from '../lib/ingest/pipeline';
+import type { QueuedIngest } from '../lib/ingest/rows';
 import type { DailySalts } from '../lib/ingest/salt';
 import { createLogger } from '../lib/log';
 
@@ -18,17 +19,25 @@ export interface StandInWebsite {
   tracking_code: string;
 }
 
-export function standInDeps(website: StandInWebsite, enrichers: IngestDeps['enrichers'], enqueue: IngestDeps['enqueue']): IngestDeps {
+export function standInDeps(
+  website: StandInWebsite,
+  enrichers: IngestDeps['enrichers'],
+  enqueue: (jobId: string, job: QueuedIngest) => Promise<void>,
+): IngestDeps {
   return {
     // The website lookup is the only query on this path.
     pool: { query: async () => ({ rows: [website] }) } as unknown as Pool,
     salts: { forTime: async () => 'f'.repeat(64) } as unknown as DailySalts,
     goals: { get: async () => new Set<string>() } as unknown as ActiveGoalsCache,
     idempotency: {
-      claim: async (_websiteId: string, keys: readonly string[]) => keys.map(() => true),
-      release: async () => 0,
-    } satisfies Pick<IdempotencyKeys, 'claim' | 'release'> as unknown as IdempotencyKeys,
-    enqueue,
+      claim: async (_websiteId: string, keys: readonly string[]) => keys.map(() => ({ kind: 'claimed' as const })),
+    } satisfies Pick<IdempotencyKeys, 'claim'> as unknown as IdempotencyKeys,
+    enqueue: async (jobId, job) => {
+      await enqueue(jobId, job);
+      return 'queued';
+    },
+    voidUnlessQueued: async (tokens) => tokens.map(() => false),
+    queued: async (tokens) => tokens.map(() => false),
     enrichers,
     logger: createLogger('warn', 'bench'),
   };

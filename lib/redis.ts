@@ -89,3 +89,51 @@ export async function requireRedisVersion(client: Redis, what: string): Promise<
     throw new Error(`${what} is Redis ${found}; Tidemark needs Redis ${MIN_REDIS_VERSION.join('.')} or later`);
   }
 }
+
+/** What the queue's Redis does to keep what it holds across a crash (CONFIG GET, else INFO persistence). */
+export interface RedisPersistence {
+  appendonly: boolean;
+  /** always | everysec | no; undefined when unknown. */
+  appendfsync?: string;
+  /** RDB snapshot rules, '' when none. */
+  save?: string;
+}
+
+export async function readPersistence(client: Redis): Promise<RedisPersistence> {
+  try {
+    const reply = (await client.config('GET', 'appendonly')) as string[];
+    const more = (await client.config('GET', 'appendfsync')) as string[];
+    const save = (await client.config('GET', 'save')) as string[];
+    return { appendonly: reply[1] === 'yes', appendfsync: more[1], save: save[1] ?? '' };
+  } catch {
+    // CONFIG refused (a managed Redis, an ACL): INFO still tells whether the AOF is on.
+    const info = await client.info('persistence');
+    return { appendonly: /^aof_enabled:1/m.test(info) };
+  }
+}
+
+/**
+ * A 200 from ingestion means "durably queued", which only an append-only file makes true: without it a Redis
+ * restart loses every queued event (RDB snapshots lose minutes of them). In production the web role refuses
+ * to start on such a Redis unless ALLOW_VOLATILE_QUEUE=true; elsewhere, and when allowed, it warns. Answers
+ * the one-line reason to refuse, or undefined.
+ */
+export async function checkQueueDurability(
+  client: Redis,
+  opts: { production: boolean; allowVolatile: boolean },
+  logger: Logger,
+): Promise<string | undefined> {
+  const p = await readPersistence(client);
+  if (p.appendonly) {
+    if (p.appendfsync === 'no') {
+      logger.warn({ appendfsync: p.appendfsync }, "the queue Redis's appendfsync is 'no': events answered 200 can be lost if the machine fails; use everysec or always");
+    }
+    return undefined;
+  }
+  const why = `REDIS_URL has no append-only file (appendonly no${p.save ? `, RDB snapshots only: save "${p.save}"` : ''}): events answered 200 are lost when Redis restarts`;
+  if (opts.production && !opts.allowVolatile) {
+    return `${why}; run Redis with --appendonly yes (README: Redis for durability) or set ALLOW_VOLATILE_QUEUE=true to accept the loss`;
+  }
+  logger.warn({ appendonly: false, save: p.save }, `${why} (set appendonly yes for production)`);
+  return undefined;
+}

@@ -7,20 +7,19 @@ import { UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
 import { dedupToken, existingEventIds, insertEventRows, isBadDataError, type EventRowsFormat } from '../lib/ingest/chWriter';
-import type { IdempotencyKeys } from '../lib/ingest/dedupe';
 import { insertBrowserRows, upsertErrorGroups } from '../lib/ingest/browserWriter';
 import { writeIdentities, writePayments } from '../lib/ingest/pgWriter';
 import { eventRowSpans, keptRows, ROW_BINARY_COLUMNS } from '../lib/ingest/rowBinary';
 import { EVENT_COLUMNS, ingestJobSchema, lineEventIds, V2_EVENT_COLUMNS, wholeLines, type IngestJob } from '../lib/ingest/rows';
 import { ingestPayloadKey } from '../lib/queue/ingest';
+import { voidedJobs } from '../lib/queue/ingestMarks';
 import type { Logger } from '../lib/log';
 import type { Redis } from '../lib/redis';
 
 export interface IngestWriterOptions {
   clickhouse: ClickHouseClient;
   pool: Pool;
-  idempotency: IdempotencyKeys;
-  /** The queue's Redis: job payloads are read from it and deleted once their jobs are completed. */
+  /** The queue's Redis: job payloads and void marks are read from it; payloads deleted once their jobs are completed. */
   queueRedis: Redis;
   logger: Logger;
   /** Flush when this many rows are buffered. */
@@ -47,7 +46,7 @@ interface Pending {
   reject: (err: Error) => void;
   /** A v4 or v5 job's event rows (read at flush time). */
   payload?: Buffer;
-  /** Events of this job whose idempotency claim is void (set while preparing). */
+  /** Events of this job left out because the job is void (set while preparing). */
   voided?: Set<string>;
 }
 
@@ -187,8 +186,9 @@ export class IngestWriter {
       for (const p of all) if (!live.has(p.data.websiteId)) p.resolve();
       batch = await this.loadPayloads(batch);
       if (batch.length === 0) return;
-      const voidedJobs = await this.opts.idempotency.voided(batch.filter((p) => hasPayload(p.data)).map((p) => p.job.id ?? ''));
-      const prepared = await Promise.all(batch.map((p) => this.prepare(p, voidedJobs)));
+      const withPayload = batch.filter((p) => hasPayload(p.data));
+      const voided = withPayload.length === 0 ? new Set<string>() : await voidedJobs(this.opts.queueRedis, withPayload[0].job.queueQualifiedName, withPayload.map((p) => p.job.id ?? ''));
+      const prepared = await Promise.all(batch.map((p) => this.prepare(p, voided)));
       try {
         await this.writeSideRecords(batch);
       } catch (err) {
@@ -290,7 +290,7 @@ export class IngestWriter {
   }
 
   /** The lines of a job that may be written: void claims dropped; for retried jobs, stored rows dropped. */
-  private async prepare(p: Pending, voidedJobs: Set<string>): Promise<Prepared> {
+  private async prepare(p: Pending, voidJobs: ReadonlySet<string>): Promise<Prepared> {
     const { job, data } = p;
     const retried = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0;
     if (hasPayload(data)) {
@@ -298,7 +298,7 @@ export class IngestWriter {
       const format: EventRowsFormat = data.v === 5 ? 'RowBinary' : 'JSONCompactEachRow';
       const whole = { format, columns: data.v === 5 ? ROW_BINARY_COLUMNS : EVENT_COLUMNS };
       // The request was answered 503: none of its events was accepted.
-      if (voidedJobs.has(job.id ?? '')) {
+      if (voidJobs.has(job.id ?? '')) {
         p.voided = new Set([...data.identities, ...data.payments].map((r) => r.event_id));
         return { ...whole, lines: '', rowNames: [], rows: 0, dropped: all };
       }
@@ -313,15 +313,13 @@ export class IngestWriter {
       const kept = rows.ids.filter((_, i) => keep[i]);
       return { ...whole, lines: rows.join(keep), rowNames: kept, rows: kept.length, dropped: all - kept.length };
     }
-    const voided = await this.voidedEvents(job, data);
-    p.voided = voided;
     const stored =
       retried && data.tsRange
         ? await existingEventIds(this.opts.clickhouse, data.websiteId, data.eventIds, data.tsRange)
         : new Set<string>();
     const whole = (text: string) => (data.v === 2 ? text : wholeLines(data.eventsHead, text));
     const columns = data.v === 2 ? V2_EVENT_COLUMNS : EVENT_COLUMNS;
-    const keep = data.eventIds.map((id) => !voided.has(id) && !stored.has(id));
+    const keep = data.eventIds.map((id) => !stored.has(id));
     const lines = data.eventsText === '' ? [] : data.eventsText.split('\n');
     const ids = data.eventIds.filter((_, i) => keep[i]);
     return {
@@ -332,16 +330,6 @@ export class IngestWriter {
       rows: ids.length,
       dropped: data.eventIds.length - ids.length,
     };
-  }
-
-  /** Events of a v2 or v3 job whose idempotency claim was released (their request was answered 503) or taken over. */
-  private async voidedEvents(job: Job, data: Extract<IngestJob, { v: 2 | 3 }>): Promise<Set<string>> {
-    if (data.keyed.length === 0 || !job.id) return new Set();
-    const held = await this.opts.idempotency.claimStillHeld(
-      this.opts.idempotency.legacyKeys(data.websiteId, data.keyed.map(([, key]) => key)),
-      job.id,
-    );
-    return new Set(data.keyed.filter((_, i) => !held[i]).map(([line]) => data.eventIds[line]));
   }
 }
 

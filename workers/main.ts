@@ -1,6 +1,6 @@
 // Boots the worker role: migrations, then BullMQ workers for each queue it serves.
 import { Worker } from 'bullmq';
-import { createClickHouse } from '../lib/clickhouse/client';
+import { clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
 import { configOrExit, type Config } from '../lib/config';
 import { createPool, ensureDatabase } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
@@ -8,7 +8,6 @@ import { createLogger } from '../lib/log';
 import { runRole } from '../lib/process/shutdown';
 import { QUEUE_NAMES } from '../lib/queue/queues';
 import { bullPrefix, createRedis, requireRedisVersion, warnUnlessNoEviction } from '../lib/redis';
-import { IdempotencyKeys } from '../lib/ingest/dedupe';
 import { WriterLag } from '../lib/queue/lag';
 import { IngestWriter } from './ingestWriter';
 import { jobsProcessor } from './jobsRunner';
@@ -20,12 +19,11 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
   const logger = createLogger(config.LOG_LEVEL, 'worker');
   await ensureDatabase(config.DATABASE_URL);
   const pool = createPool(config.DATABASE_URL, 10, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL connection closed'));
-  const clickhouse = createClickHouse({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE });
+  const clickhouse = createClickHouse(clickHouseTarget(config));
   await migrate({
     pool,
     clickhouse,
-    clickhouseUrl: config.CLICKHOUSE_URL,
-    clickhouseDatabase: config.CLICKHOUSE_DATABASE,
+    clickhouseTarget: clickHouseTarget(config),
     clickhouseCluster: config.CLICKHOUSE_CLUSTER,
     logger,
   });
@@ -39,14 +37,10 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
   });
   jobs.on('failed', (job, err) => logger.error({ job: job?.name, jobId: job?.id, err: err.message }, 'job failed'));
 
-  const dedupeRedis =
-    config.DEDUPE_REDIS_URL === config.REDIS_URL ? connection : createRedis(config.DEDUPE_REDIS_URL, 'worker', 'tidemark-worker-dedupe');
-  if (dedupeRedis !== connection) await requireRedisVersion(dedupeRedis, 'DEDUPE_REDIS_URL');
   const lag = new WriterLag(connection, config.REDIS_PREFIX);
   const writer = new IngestWriter({
     clickhouse,
     pool,
-    idempotency: new IdempotencyKeys(dedupeRedis, config.REDIS_PREFIX),
     queueRedis: connection,
     logger,
     concurrency: INGEST_CONCURRENCY,
@@ -74,7 +68,6 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
         pool.end(),
         clickhouse.close(),
         connection.quit(),
-        dedupeRedis === connection ? undefined : dedupeRedis.quit(),
       ]);
       logger.info('worker stopped');
     },

@@ -22,6 +22,8 @@ export function ingestRoutes(deps: AppDeps, enqueue: IngestEnqueue): Router {
     idempotency: new IdempotencyKeys(deps.dedupeRedis, config.REDIS_PREFIX),
     enqueue,
     ensureQueueRoom: enqueue.ensureRoom,
+    voidUnlessQueued: enqueue.voidUnlessQueued,
+    queued: enqueue.queued,
     enrichers: deps.enrichers,
     logger: deps.logger,
     presence: presenceSink(deps.redis, config.REDIS_PREFIX, deps.logger),

@@ -28,7 +28,12 @@ export interface IngestDeps {
   salts: DailySalts;
   goals: ActiveGoalsCache;
   idempotency: IdempotencyKeys;
-  enqueue: (jobId: string, job: QueuedIngest) => Promise<void>;
+  /** Enqueues a job (id = the request's token); with `claims`, writes its queued mark (lib/queue/ingestMarks.ts). */
+  enqueue: (jobId: string, job: QueuedIngest, opts: { claims: boolean }) => Promise<'queued' | 'voided'>;
+  /** Per request token: true when its job is queued, else voids it (lib/queue/ingestMarks.ts). */
+  voidUnlessQueued: (tokens: readonly string[]) => Promise<boolean[]>;
+  /** Per request token: whether its job is queued (read-only). */
+  queued: (tokens: readonly string[]) => Promise<boolean[]>;
   /** Throws a 503 while the queue cannot take more (its Redis nearly full); checked before the claim. */
   ensureQueueRoom?: () => Promise<void>;
   enrichers: Enrichers;
@@ -94,11 +99,11 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
   // A queue that cannot take the batch refuses it before any key is claimed.
   if (built.length > 0) await deps.ensureQueueRoom?.();
 
-  // Dedupe: one atomic claim for every keyed event of the batch.
+  // Dedupe: one atomic claim for every keyed event of the batch (more round trips only for keys held by others).
   const token = randomUUID();
   const keyed = built.filter((b) => b.idempotencyKey !== undefined);
   const keys = keyed.map((b) => b.idempotencyKey!);
-  const claimed = await orUnavailable(deps.idempotency.claim(website.id, keys, token));
+  const claimed = await orUnavailable(claimKeys(deps, website.id, keys, token));
   for (const b of built) outcomes[b.index] = ACCEPTED;
   keyed.forEach((b, i) => {
     if (!claimed[i]) outcomes[b.index] = DEDUPED;
@@ -108,19 +113,88 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
   if (accepted.includes(true)) {
     // Duplicates (rare: a retry's are usually all duplicates, and then there is no job) leave the payload.
     const job = accepted.includes(false) ? keepRows(packed, accepted) : packed;
-    try {
-      await deps.enqueue(token, job);
-    } catch (err) {
-      // Nothing of this request is accepted: void its job in case it landed after all, and free its keys so
-      // the client's retry is not taken for a repeat.
-      await deps.idempotency.release(website.id, keys.filter((_, i) => claimed[i]), token).catch(() => undefined);
-      if (err instanceof HttpError) throw err; // a refusal by design (queue Redis full), already the answer
-      deps.logger.error({ err: (err as Error).message }, 'enqueue failed; batch refused with 503');
+    const queued = await enqueueOrVoid(deps, token, job, claimed.includes(true));
+    if (!queued) {
+      // Claims this request still holds are taken over by the retry: its holder (this token) is void.
       throw serviceUnavailable('Events could not be queued; retry with the same idempotency keys');
     }
     if (deps.presence) deps.presence(built.flatMap((b, i) => (accepted[i] && b.hit ? [b.hit] : [])));
   }
   return summarize(outcomes);
+}
+
+/** Rounds of taking over claims held by requests that never queued their job, before answering 503. */
+const MAX_TAKEOVER_ROUNDS = 3;
+
+/**
+ * Per key, true when this request claimed it and false when it is a duplicate: a repeat within the batch, or
+ * held by a request whose job is queued. A key held by a request whose job is not queued (it died, timed out,
+ * or is still on its way) is taken over after voiding that request, so its job, should it arrive, is dropped.
+ */
+async function claimKeys(deps: IngestDeps, websiteId: string, keys: readonly string[], token: string): Promise<boolean[]> {
+  const claimed: boolean[] = new Array<boolean>(keys.length).fill(false);
+  let pending = keys.map((_, i) => i);
+  const voided: string[] = [];
+  for (let round = 0; pending.length > 0; round++) {
+    const results = await deps.idempotency.claim(websiteId, pending.map((i) => keys[i]), token, voided);
+    const held = new Map<string, number[]>();
+    const youngest = new Map<string, number>();
+    results.forEach((r, j) => {
+      if (r.kind === 'claimed') claimed[pending[j]] = true;
+      else if (r.kind === 'held') {
+        held.set(r.holder, [...(held.get(r.holder) ?? []), pending[j]]);
+        youngest.set(r.holder, Math.min(r.ageSeconds, youngest.get(r.holder) ?? Infinity));
+      }
+    });
+    if (held.size === 0) break;
+    if (round === MAX_TAKEOVER_ROUNDS) throw serviceUnavailable('Concurrent requests hold these idempotency keys; retry shortly');
+    const holders = [...held.keys()];
+    await awaitYoungHolders(deps, holders.filter((h) => youngest.get(h)! < YOUNG_CLAIM_SECONDS));
+    const queued = await deps.voidUnlessQueued(holders);
+    pending = [];
+    holders.forEach((holder, k) => {
+      if (queued[k]) return; // a duplicate of events durably queued
+      voided.push(holder);
+      pending.push(...held.get(holder)!);
+    });
+    pending.sort((a, b) => a - b); // the first occurrence of a key repeated in the batch claims it
+  }
+  return claimed;
+}
+
+/** A claim this young may belong to a request still between its claim and its enqueue. */
+const YOUNG_CLAIM_SECONDS = 2;
+/** How long a request waits for such holders to queue their jobs before voiding them. */
+const YOUNG_HOLDER_WAIT_MS = 1_000;
+
+/**
+ * Waits, up to YOUNG_HOLDER_WAIT_MS, for requests that claimed moments ago to queue their jobs: concurrent
+ * identical requests then see the first one's events queued and answer "deduped", instead of voiding it.
+ */
+async function awaitYoungHolders(deps: IngestDeps, holders: string[]): Promise<void> {
+  const deadline = Date.now() + YOUNG_HOLDER_WAIT_MS;
+  let waiting = holders;
+  for (let pause = 10; waiting.length > 0 && Date.now() < deadline; pause = Math.min(pause * 2, 100)) {
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    const queued = await deps.queued(waiting);
+    waiting = waiting.filter((_, i) => !queued[i]);
+  }
+}
+
+/**
+ * Enqueues the job; true when it is queued. An enqueue that failed may still have landed (a reply lost to a
+ * timeout): the job is then voided unless its queued mark shows it got in, so the answer is never a 503
+ * for events that will be written, nor a 200 for events that will not.
+ */
+async function enqueueOrVoid(deps: IngestDeps, token: string, job: QueuedIngest, claims: boolean): Promise<boolean> {
+  try {
+    return (await deps.enqueue(token, job, { claims })) === 'queued';
+  } catch (err) {
+    if (err instanceof HttpError) throw err; // a refusal by design (queue Redis full): nothing was written
+    deps.logger.error({ err: (err as Error).message }, 'enqueue failed; settling whether the job got in');
+    const [queued] = await deps.voidUnlessQueued([token]).catch(() => [false]);
+    return queued;
+  }
 }
 
 /** What a built event leaves for after the claim: its place in the batch, its key, its presence hit. */

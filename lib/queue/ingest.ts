@@ -2,6 +2,7 @@
 import type { QueuedIngest } from '../ingest/rows';
 import type { Logger } from '../log';
 import type { Redis } from '../redis';
+import { QUEUED_MARK_TTL_SECONDS, queuedMarkKey, queuedMarks, voidMarkKey, voidUnlessQueued } from './ingestMarks';
 import { QueueMemoryHeadroom } from './memoryHeadroom';
 import type { ProducerQueue } from './queues';
 
@@ -29,17 +30,29 @@ export function ingestPayloadKey(queueQualifiedName: string, jobId: string): str
 /**
  * Enqueues an ingest job, refused with a 503 (nothing written) while the queue's Redis is at or over
  * `memoryLimitPercent` of its maxmemory (memoryHeadroom.ts). `ensureRoom` is the same check alone, for a
- * caller with work to skip first (the server pipeline's idempotency claim).
+ * caller with work to skip first (the server pipeline's idempotency claim). With `claims`, the job carries
+ * idempotency claims: its queued mark is written with it, and the answer is 'voided' when another request
+ * voided this one first (its events will not be written). `voidUnlessQueued` settles, after an enqueue
+ * whose outcome is unknown, whether the job got in.
  */
 export function ingestEnqueuer(queue: ProducerQueue, memoryLimitPercent: number, logger?: Logger) {
   const guard = new QueueMemoryHeadroom(queue.ownRedis(), memoryLimitPercent, logger);
-  const enqueue = async (jobId: string, { data, payload }: QueuedIngest): Promise<void> => {
+  const qn = queue.qualifiedName;
+  const enqueue = async (jobId: string, { data, payload }: QueuedIngest, { claims = false } = {}): Promise<'queued' | 'voided'> => {
     await guard.ensure();
     const opts = { ...INGEST_JOB_OPTIONS, jobId };
-    if (data.rows === 0) await queue.addNow(INGEST_JOB_NAME, data, opts);
-    else await queue.addWithPayload(INGEST_JOB_NAME, data, opts, ingestPayloadKey(queue.qualifiedName, jobId), payload);
+    if (data.rows === 0 && !claims) {
+      await queue.addNow(INGEST_JOB_NAME, data, opts);
+      return 'queued';
+    }
+    const marks = claims ? { queued: queuedMarkKey(qn, jobId), void: voidMarkKey(qn, jobId), ttlSeconds: QUEUED_MARK_TTL_SECONDS } : undefined;
+    return (await queue.addWithPayload(INGEST_JOB_NAME, data, opts, ingestPayloadKey(qn, jobId), payload, marks)) ? 'queued' : 'voided';
   };
-  return Object.assign(enqueue, { ensureRoom: () => guard.ensure() });
+  return Object.assign(enqueue, {
+    ensureRoom: () => guard.ensure(),
+    voidUnlessQueued: (tokens: readonly string[]) => voidUnlessQueued(queue.ownRedis(), qn, tokens),
+    queued: (tokens: readonly string[]) => queuedMarks(queue.ownRedis(), qn, tokens),
+  });
 }
 
 export type IngestEnqueue = ReturnType<typeof ingestEnqueuer>;

@@ -2,6 +2,7 @@
 // 503 instead of a request that hangs; workers get blocking ones.
 import { Job, Queue, type JobsOptions } from 'bullmq';
 import { bullPrefix, createRedis, type Redis } from '../redis';
+import { MARK_QUEUED_UNLESS_VOID } from './ingestMarks';
 
 export const QUEUE_NAMES = {
   ingest: 'ingest',
@@ -35,18 +36,28 @@ export class ProducerQueue extends Queue {
   /**
    * addNow for a job whose bulk travels beside it: `payload` is stored under `payloadKey` as raw bytes, in
    * one MULTI with the job, so either both exist or neither does. Job data is JSON, and bytes kept out of
-   * it are neither escaped by the producer nor parsed by the worker.
+   * it are neither escaped by the producer nor parsed by the worker. With `marks`, the job's queued mark is
+   * set in the same MULTI unless its void mark exists (lib/queue/ingestMarks.ts); answers false then.
    */
-  async addWithPayload(name: string, data: unknown, opts: JobsOptions & { jobId: string }, payloadKey: string, payload: Buffer): Promise<void> {
+  async addWithPayload(
+    name: string,
+    data: unknown,
+    opts: JobsOptions & { jobId: string },
+    payloadKey: string,
+    payload: Buffer,
+    marks?: { queued: string; void: string; ttlSeconds: number },
+  ): Promise<boolean> {
     if (this.ownConnection.status !== 'ready') throw new Error(`queue Redis is ${this.ownConnection.status}`);
     // BullMQ's own client has its scripts loaded; its transactions are ioredis ones, which also take SET.
     const multi = (await this.getBackend().client).multi() as ReturnType<Redis['multi']> & Parameters<Job['addJob']>[0];
+    if (marks) multi.eval(MARK_QUEUED_UNLESS_VOID, 2, marks.queued, marks.void, String(marks.ttlSeconds));
     multi.set(payloadKey, payload);
     const added = new Job(this, name, data, opts, opts.jobId).addJob(multi);
     const replies = await multi.exec();
     await added; // rejects when the add script refused the job
     const failed = replies?.find(([err]) => err);
     if (!replies || failed) throw failed?.[0] ?? new Error('queue transaction aborted');
+    return !marks || replies[0][1] === 1;
   }
 
   ownRedis(): Redis {

@@ -1,11 +1,16 @@
 // A Redis of one test file's own, for what the shared one must never be made to do (refuse writes at
 // maxmemory). noeviction, as production must run; nothing kept on disk.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createRedis, waitReady, type Redis } from '../../lib/redis';
 import { freePort } from './store-process';
 
 export interface PrivateRedis {
   url: string;
+  /** The server's process id (SIGSTOP pauses it). */
+  pid: number;
   /** An admin connection (CONFIG SET maxmemory …). */
   admin: Redis;
   stop(): Promise<void>;
@@ -13,7 +18,9 @@ export interface PrivateRedis {
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], {
+  // Its own directory: a test that turns the append-only file on must not write it into the repository.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tidemark-redis-'));
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--dir', dir], {
     stdio: 'ignore',
   });
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
@@ -30,11 +37,13 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   }
   return {
     url,
+    pid: server.pid!,
     admin,
     async stop() {
       await admin.quit().catch(() => undefined);
       server.kill('SIGTERM');
       await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }

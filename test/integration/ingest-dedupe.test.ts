@@ -1,10 +1,10 @@
-// The idempotency claim scripts against a real Redis: claims are fields of per-(website, day, shard) hashes
-// holding "<token> <claim time>"; a live claim (under 24 h old, not a tombstone) makes a duplicate.
+// The idempotency claim script against a real Redis: claims are fields of per-(website, day, shard) hashes
+// holding "<token> <claim time>"; a live claim (under 24 h old) of another request is answered with its
+// holder, and is taken over only when that holder is named void.
 import { randomUUID } from 'node:crypto';
-import { DEDUPE_TTL_SECONDS, IdempotencyKeys, shardOf } from '../../lib/ingest/dedupe';
+import { DEDUPE_TTL_SECONDS, IdempotencyKeys, shardOf, type ClaimResult } from '../../lib/ingest/dedupe';
 import { createRedis, waitReady, type Redis } from '../../lib/redis';
 import { REDIS_URL, uniqueName } from '../helpers/context';
-import { startPrivateRedis, type PrivateRedis } from '../helpers/privateRedis';
 
 let redis: Redis;
 let prefix: string;
@@ -29,10 +29,14 @@ const fresh = () => randomUUID();
 const redisNow = async () => Number((await redis.time())[0]);
 const bucket = (day: number, key: string, p = prefix, website = site) => `${p}:idem2:{${website}}:${day}:${shardOf(key)}`;
 
-it('claims fresh keys in today’s hash with the token and time; a repeat, in the batch or later, is a duplicate', async () => {
+const C: ClaimResult = { kind: 'claimed' };
+const R: ClaimResult = { kind: 'repeat' };
+const held = (holder: string, ageSeconds = expect.any(Number) as number): ClaimResult => ({ kind: 'held', holder, ageSeconds });
+
+it('claims fresh keys in today’s hash with the token and time; a repeat in the batch is a repeat, a later one names its holder', async () => {
   const [a, b] = [fresh(), fresh()];
   const first = randomUUID();
-  expect(await keys.claim(site, [a, b, a], first)).toEqual([true, true, false]);
+  expect(await keys.claim(site, [a, b, a], first)).toEqual([C, C, R]);
   const now = await redisNow();
   const day = Math.floor(now / 86400);
   const [token, at] = (await redis.hget(bucket(day, a), a))!.split(' ');
@@ -41,10 +45,10 @@ it('claims fresh keys in today’s hash with the token and time; a repeat, in th
   // The hash lives until the end of tomorrow (UTC), when its claims are all older than 24 h.
   expect(await redis.expiretime(bucket(day, a))).toBe((day + 2) * 86400 + 60);
   const second = randomUUID();
-  expect(await keys.claim(site, [b, fresh()], second)).toEqual([false, true]);
-  // A duplicate leaves the first claim as it was; another website's same key is its own.
+  expect(await keys.claim(site, [b, fresh()], second)).toEqual([held(first), C]);
+  // A held key leaves the first claim as it was; another website's same key is its own.
   expect((await redis.hget(bucket(day, b), b))!.split(' ')[0]).toBe(first);
-  expect(await keys.claim(randomUUID(), [b], second)).toEqual([true]);
+  expect(await keys.claim(randomUUID(), [b], second)).toEqual([C]);
 });
 
 it('the window is exactly 24 h: a claim in yesterday’s hash counts while under 24 h old', async () => {
@@ -54,93 +58,47 @@ it('the window is exactly 24 h: a claim in yesterday’s hash counts while under
   await redis.hset(bucket(day - 1, young), young, `t1 ${now - DEDUPE_TTL_SECONDS + 30}`);
   await redis.hset(bucket(day - 1, old), old, `t2 ${now - DEDUPE_TTL_SECONDS - 1}`);
   await redis.hset(bucket(day - 2, edge), edge, `t3 ${now - 60}`); // never read: two days back
-  expect(await keys.claim(site, [young, old, edge], randomUUID())).toEqual([false, true, true]);
+  const answer = await keys.claim(site, [young, old, edge], randomUUID());
+  expect(answer).toEqual([held('t1'), C, C]);
+  // The holder's age comes with it (Redis's clock may have ticked once since `now`).
+  expect((answer[0] as { ageSeconds: number }).ageSeconds - (DEDUPE_TTL_SECONDS - 30)).toBeGreaterThanOrEqual(0);
+  expect((answer[0] as { ageSeconds: number }).ageSeconds - (DEDUPE_TTL_SECONDS - 30)).toBeLessThanOrEqual(1);
 });
 
-it('a released claim becomes a tombstone that the next request claims over, once', async () => {
-  const [a, b] = [fresh(), fresh()];
-  const released = randomUUID();
-  expect(await keys.claim(site, [a, b], released)).toEqual([true, true]);
-  // Another request's token frees nothing.
-  expect(await keys.release(site, [a], randomUUID())).toBe(0);
-  expect(await keys.release(site, [a], released)).toBe(1);
-  const day = Math.floor((await redisNow()) / 86400);
-  expect(await redis.hget(bucket(day, a), a)).toMatch(new RegExp(`^x:${released} \\d+$`));
-  // The request's job is marked void for the worker.
-  expect(await keys.voided([released, randomUUID()])).toEqual(new Set([released]));
-
+it('a claim held by a request named void is taken over, by the first occurrence in the batch only; others stay held', async () => {
+  const [a, b, c] = [fresh(), fresh(), fresh()];
+  const dead = randomUUID();
+  const alive = randomUUID();
+  expect(await keys.claim(site, [a, b], dead)).toEqual([C, C]);
+  expect(await keys.claim(site, [c], alive)).toEqual([C]);
   const retry = randomUUID();
-  // The tombstone is claimed by its first occurrence in the batch only; the live claim stays a duplicate.
-  expect(await keys.claim(site, [a, a, b], retry)).toEqual([true, false, false]);
+  expect(await keys.claim(site, [a, a, b, c], retry, [dead])).toEqual([C, R, C, held(alive)]);
+  const day = Math.floor((await redisNow()) / 86400);
   expect((await redis.hget(bucket(day, a), a))!.split(' ')[0]).toBe(retry);
-  expect(await keys.claim(site, [a], randomUUID())).toEqual([false]);
+  // Taken over: the next request meets the new holder, not the void one.
+  expect(await keys.claim(site, [a], randomUUID(), [dead])).toEqual([held(retry)]);
+  // A void holder's claim in yesterday's hash is taken over into today's.
+  const y = fresh();
+  await redis.hset(bucket(day - 1, y), y, `${dead} ${(await redisNow()) - 60}`);
+  expect(await keys.claim(site, [y], retry, [dead])).toEqual([C]);
+  expect((await redis.hget(bucket(day, y), y))!.split(' ')[0]).toBe(retry);
 });
 
-it('a value that merely starts like a token is no tombstone', async () => {
+it('a malformed value is no live claim', async () => {
   const a = fresh();
   const day = Math.floor((await redisNow()) / 86400);
-  await redis.hset(bucket(day, a), a, `y:not-a-tombstone ${await redisNow()}`);
-  expect(await keys.claim(site, [a], randomUUID())).toEqual([false]);
-  expect(await redis.hget(bucket(day, a), a)).toMatch(/^y:not-a-tombstone /);
+  await redis.hset(bucket(day, a), a, 'garbage');
+  expect(await keys.claim(site, [a], randomUUID())).toEqual([C]);
 });
 
-it('a thousand keys across every shard: all claimed once, all duplicates after', async () => {
+it('a thousand keys across every shard: all claimed once, all held after, answers in input order', async () => {
   const batch = Array.from({ length: 1000 }, (_, i) => (i % 2 ? fresh() : `order-${i}`));
   expect(new Set(batch.map(shardOf)).size).toBe(16);
-  expect(await keys.claim(site, batch, randomUUID())).toEqual(batch.map(() => true));
-  expect(await keys.claim(site, batch, randomUUID())).toEqual(batch.map(() => false));
+  const first = randomUUID();
+  expect(await keys.claim(site, batch, first)).toEqual(batch.map(() => C));
+  expect(await keys.claim(site, batch, randomUUID())).toEqual(batch.map(() => held(first)));
   // Old and new keys interleaved, over every shard, with a repeat of a new key: answers stay in input order.
   const mixed = batch.slice(0, 300).flatMap((old, i) => (i % 3 === 0 ? [old, `new-${i}`, `new-${i}`] : [`new-${i}`, old]));
-  const expected = batch.slice(0, 300).flatMap((_, i) => (i % 3 === 0 ? [false, true, false] : [true, false]));
+  const expected = batch.slice(0, 300).flatMap((_, i) => (i % 3 === 0 ? [held(first), C, R] : [C, held(first)]));
   expect(await keys.claim(site, mixed, randomUUID())).toEqual(expected);
-});
-
-describe('claims of the previous layout (a key per claim)', () => {
-  it('are honoured for 24 h after the first start on a Redis that holds them; tombstones are free', async () => {
-    const p = uniqueName('tmlegacy');
-    const held = fresh();
-    const released = fresh();
-    const legacy = new IdempotencyKeys(redis, p);
-    const [heldKey, releasedKey] = legacy.legacyKeys(site, [held, released]);
-    await redis.set(heldKey, randomUUID(), 'EX', 600);
-    await redis.set(releasedKey, `x:${randomUUID()}`, 'EX', 600);
-    expect(await legacy.claim(site, [held, released, fresh()], randomUUID())).toEqual([false, true, true]);
-    const until = Number(await redis.get(`${p}:idem2-legacy-until`));
-    expect(until).toBeGreaterThan(Date.now() + DEDUPE_TTL_SECONDS * 1000 - 60_000);
-    // Another process reads the decision instead of scanning again.
-    expect(await new IdempotencyKeys(redis, p).claim(site, [held], randomUUID())).toEqual([false]);
-    const found = await redis.keys(`${p}*`);
-    await redis.unlink(...found);
-  });
-
-  it('are not looked for on a Redis that holds none', async () => {
-    expect(await keys.claim(site, [fresh()], randomUUID())).toEqual([true]);
-    expect(await redis.get(`${prefix}:idem2-legacy-until`)).toBe('0');
-  });
-});
-
-describe('a Redis at maxmemory (noeviction)', () => {
-  let own: PrivateRedis;
-  let full: Redis;
-  beforeAll(async () => {
-    own = await startPrivateRedis();
-    full = own.admin;
-  });
-  afterAll(() => own.stop());
-
-  it('refuses new claims but still releases claimed keys, so the retry after a refused enqueue is accepted', async () => {
-    const onFull = new IdempotencyKeys(full, prefix);
-    const batch = [fresh(), fresh(), fresh()];
-    const token = randomUUID();
-    expect(await onFull.claim(site, batch, token)).toEqual([true, true, true]);
-    // Full: what an enqueue meets when the queue's backlog has filled Redis.
-    await full.config('SET', 'maxmemory', '1');
-    try {
-      await expect(onFull.claim(site, [fresh()], randomUUID())).rejects.toThrow(/OOM/);
-      expect(await onFull.release(site, batch, token)).toBe(3);
-    } finally {
-      await full.config('SET', 'maxmemory', '0');
-    }
-    expect(await onFull.claim(site, batch, randomUUID())).toEqual([true, true, true]);
-  });
 });

@@ -5,7 +5,6 @@ import { Readable } from 'node:stream';
 import { Worker } from 'bullmq';
 import { sweepIngestPayloads } from '../../jobs/sweepIngestPayloads';
 import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { IdempotencyKeys } from '../../lib/ingest/dedupe';
 import { packJob } from '../../lib/ingest/rowBinary';
 import { packEvents } from '../../lib/ingest/rows';
 import { ingestEnqueuer, ingestPayloadKey } from '../../lib/queue/ingest';
@@ -54,7 +53,6 @@ function startWriter(clickhouse: ClickHouseClient, opts: { lockDuration?: number
   const writer = new IngestWriter({
     clickhouse,
     pool: ctx.pool,
-    idempotency: new IdempotencyKeys(ctx.redis, ctx.config.REDIS_PREFIX),
     queueRedis: connection,
     logger,
     concurrency: opts.concurrency ?? 8,
@@ -194,13 +192,20 @@ describe('job payloads', () => {
     }
   });
 
-  it('a job of a request answered 503 (released) writes nothing; the next request’s job is written', async () => {
+  it('a void job writes nothing, whether voided before or after it landed; a queued mark cannot be voided', async () => {
     const enqueue = ingestEnqueuer(ctx.ingestQueue, 100);
-    const keys = new IdempotencyKeys(ctx.redis, ctx.config.REDIS_PREFIX);
-    const voidToken = randomUUID();
-    await enqueue(voidToken, job('/voided-c'));
-    await keys.release(fx.website.id, [], voidToken);
-    await enqueue(randomUUID(), job('/kept-c'));
+    // Landed first, voided after (a request whose enqueue reply was lost and that then answered 503).
+    const lateVoid = randomUUID();
+    expect(await enqueue(lateVoid, job('/voided-c'), { claims: false })).toBe('queued');
+    expect(await enqueue.voidUnlessQueued([lateVoid])).toEqual([false]);
+    // Voided first (its claims taken over by a retry), landed after: refused its queued mark.
+    const early = randomUUID();
+    expect(await enqueue.voidUnlessQueued([early])).toEqual([false]);
+    expect(await enqueue(early, job('/voided-c'), { claims: true })).toBe('voided');
+    // Queued with its mark: voiding it is refused, and it is written.
+    const kept = randomUUID();
+    expect(await enqueue(kept, job('/kept-c'), { claims: true })).toBe('queued');
+    expect(await enqueue.voidUnlessQueued([kept, randomUUID()])).toEqual([true, false]);
     const w = startWriter(ctx.clickhouse, { maxWaitMs: 100 });
     try {
       expect(await waitForEvents(ctx, 1, `pathname = '/kept-c'`)).toBe(1);
