@@ -2,7 +2,7 @@
 // (sendBeacon) bodies, CORS for any origin, and the tracker's small cacheable config endpoint.
 import express, { Router, type Request, type Response } from 'express';
 import { Counter } from 'prom-client';
-import { ingestBrowserEvent, type BrowserDeps } from '../../lib/ingest/browser';
+import { admitBrowserClient, ingestBrowserEvent, type BrowserDeps } from '../../lib/ingest/browser';
 import { browserEventSchema, MAX_BROWSER_BODY_BYTES, type BrowserEvent } from '../../lib/ingest/browserSchemas';
 import { cleanJson } from '../../lib/ingest/sanitize';
 import { normalizeIp } from '../../lib/ingest/enrich';
@@ -42,6 +42,10 @@ export function browserIngestRoutes(deps: AppDeps, sites: SiteConfigCache, enque
   const body = express.text({ type: () => true, limit: MAX_BROWSER_BODY_BYTES });
 
   const record = async (req: Request, res: Response) => {
+    const now = Date.now();
+    const ip = normalizeIp(req.ip);
+    // Website and abuse limit first: a client past its limit costs no parsing or matching.
+    const admitted = await admitBrowserClient(browser, String(req.params.code), ip, now);
     let raw: unknown;
     try {
       raw = JSON.parse(typeof req.body === 'string' ? req.body : '');
@@ -50,14 +54,11 @@ export function browserIngestRoutes(deps: AppDeps, sites: SiteConfigCache, enque
     }
     // Cleaned once here: ClickHouse and PostgreSQL both refuse some of what a page can send (NUL, lone surrogates).
     const event = cleanJson(parse(browserEventSchema, raw)) as BrowserEvent;
-    const outcome = await ingestBrowserEvent(browser, {
-      trackingCode: String(req.params.code),
-      event,
-      ip: normalizeIp(req.ip),
-      userAgentHeader: req.headers['user-agent'],
-      gpc: req.headers['sec-gpc'] === '1',
-      now: Date.now(),
-    });
+    const outcome = await ingestBrowserEvent(
+      browser,
+      { trackingCode: String(req.params.code), event, ip, userAgentHeader: req.headers['user-agent'], gpc: req.headers['sec-gpc'] === '1', now },
+      admitted,
+    );
     outcomes.inc({ outcome: outcome.kind === 'recorded' ? 'recorded' : outcome.reason });
     const eventName = event.event_type === 'custom' ? (event.event_name ?? null) : null;
     sendData(

@@ -1,25 +1,39 @@
 // Browser ingestion (spec "Browser ingestion", DESIGN §3 "Browser ingestion decisions"): the tracking code
-// names the website; bots, opted-out browsers, excluded addresses and paths, and foreign hostnames are
-// answered 200 `event_ignored` and stored nowhere; everything else becomes one ingest job.
+// names the website; the per-client abuse limit comes next, before any per-event work; clicks and replay
+// chunks of websites that have heatmaps or replay off, bots, opted-out browsers, excluded addresses and paths,
+// foreign hostnames and replay past its quotas are answered 200 `event_ignored` and stored nowhere; everything
+// else becomes one ingest job.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { isbot } from 'isbot';
 import { forbidden, HttpError, notFound, orUnavailable } from '../errors';
-import { PLANS } from '../plans';
+import { PLANS, type PlanName } from '../plans';
 import type { PresenceSink } from '../realtime/presence';
 import { redisKey } from '../redis';
 import type { BrowserEvent, IgnoreReason } from './browserSchemas';
 import { hashIp } from './enrich';
-import { hostAllowed, ipExcluded, pathExcluded } from './exclusions';
+import { hostAllowed } from './exclusions';
 import type { Enrichers } from './pipeline';
 import { chSeconds, chTime, type EventRow, type QueuedIngest } from './rows';
 import { packJob } from './rowBinary';
-import type { DailySalts } from './salt';
-import type { SiteConfigCache } from './siteCache';
+import { utcDay, type DailySalts } from './salt';
+import type { SiteConfig, SiteConfigCache } from './siteCache';
 import { referrerDomain, sourceName } from './source';
 
 /** Events per minute one address may send to one website before it is answered 429. */
 export const ABUSE_LIMIT_PER_MINUTE = 600;
+
+/** Replay bytes (UTF-8 of the chunks' `data`) one session may send; the counter lives 24 h past its last chunk. */
+export const REPLAY_BYTES_PER_SESSION = 5 * 1024 * 1024;
+/** Replay bytes one website may receive per UTC day, by its team's plan. */
+export const REPLAY_BYTES_PER_WEBSITE_DAY: Record<PlanName, number> = {
+  free: 100 * 1024 * 1024,
+  pro: 1024 * 1024 * 1024,
+  scale: 4 * 1024 * 1024 * 1024,
+  enterprise: 16 * 1024 * 1024 * 1024,
+};
+const REPLAY_SESSION_TTL_SECONDS = 24 * 3600;
+const REPLAY_DAY_TTL_SECONDS = 2 * 24 * 3600;
 
 export interface BrowserDeps {
   sites: SiteConfigCache;
@@ -27,7 +41,7 @@ export interface BrowserDeps {
   redis: Redis;
   redisPrefix: string;
   enrichers: Enrichers;
-  enqueue: (jobId: string, job: QueuedIngest) => Promise<void>;
+  enqueue: (jobId: string, job: QueuedIngest) => Promise<unknown>;
   /** Realtime presence; called after a successful enqueue and must never throw or block. */
   presence?: PresenceSink;
 }
@@ -44,36 +58,44 @@ export interface BrowserRequest {
 
 export type BrowserOutcome = { kind: 'recorded' } | { kind: 'ignored'; reason: IgnoreReason };
 
-export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest): Promise<BrowserOutcome> {
-  const site = await deps.sites.get(req.trackingCode);
-  if (!site) throw notFound('Unknown tracking code');
-  const { website } = site;
-  if (!website.is_active) throw forbidden('Tracking is disabled for this website');
+/** A request the abuse limit has let through, for one website. */
+export interface AdmittedClient {
+  site: SiteConfig;
+  salt: string;
+  ipHash: string;
+}
 
-  const ua = req.userAgentHeader || req.event.user_agent;
-  const page = parseUrl(req.event.url);
-  const ignored: IgnoreReason | undefined = isbot(ua)
-    ? 'bot'
-    : req.gpc
-      ? 'gpc'
-      : req.event.ignore
-        ? 'opt_out'
-        : ipExcluded(req.ip, site.ipRules)
-          ? 'excluded_ip'
-          : pathExcluded(page.pathname, site.pathPatterns)
-            ? 'excluded_path'
-            : !hostAllowed(page.hostname, website.allowed_domains)
-              ? 'domain_not_allowed'
-              : undefined;
+/**
+ * The website (404 unknown, 403 inactive) and the per-(website, IP hash) abuse limit (429). The route calls it
+ * before parsing the body, so a client past its limit costs no parsing, matching or enqueue; ignored and
+ * invalid events count towards the limit too.
+ */
+export async function admitBrowserClient(deps: BrowserDeps, trackingCode: string, ip: string | undefined, now: number): Promise<AdmittedClient> {
+  const site = await deps.sites.get(trackingCode);
+  if (!site) throw notFound('Unknown tracking code');
+  if (!site.website.is_active) throw forbidden('Tracking is disabled for this website');
+  const salt = await orUnavailable(deps.salts.forTime(now));
+  const ipHash = hashIp(salt, site.website.id, ip);
+  await orUnavailable(checkAbuse(deps, site.website.id, ipHash, now));
+  return { site, salt, ipHash };
+}
+
+export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest, admitted?: AdmittedClient): Promise<BrowserOutcome> {
+  const { site, salt, ipHash } = admitted ?? (await admitBrowserClient(deps, req.trackingCode, req.ip, req.now));
+  const { website } = site;
+
+  const e = req.event;
+  const ua = req.userAgentHeader || e.user_agent;
+  const page = parseUrl(e.url);
+  const ignored = ignoreReason(site, req, ua, page.pathname, page.hostname);
   if (ignored) return { kind: 'ignored', reason: ignored };
 
-  const salt = await orUnavailable(deps.salts.forTime(req.now));
-  const ipHash = hashIp(salt, website.id, req.ip);
-  await orUnavailable(checkAbuse(deps, website.id, ipHash, req.now));
+  const replay =
+    e.event_type === 'replay' ? replayQuota(deps, website.id, e.session_id, Buffer.byteLength(e.data ?? '', 'utf8'), site.plan, req.now) : undefined;
+  if (replay && !(await orUnavailable(replay.take()))) return { kind: 'ignored', reason: 'replay_quota_exceeded' };
 
   const parsedUa = deps.enrichers.ua?.(ua);
   const geo = req.ip ? deps.enrichers.geo?.lookup(req.ip) : undefined;
-  const e = req.event;
   // Cookieless visitors: a daily-salted hash of site, address and browser (new each day by design).
   const visitorId =
     e.visitor_id || createHash('sha256').update(salt).update(website.id).update(req.ip ?? '').update(ua).digest('hex').slice(0, 32);
@@ -153,11 +175,31 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest)
         ? [{ website_id: website.id, session_id: e.session_id, seq: e.seq ?? 0, ts, visitor_id: visitorId, pathname: page.pathname, data: e.data ?? '', expire_at: expireAt }]
         : [],
   });
-  await orUnavailable(deps.enqueue(eventId, job), 'Event could not be queued; retry shortly');
+  try {
+    await orUnavailable(deps.enqueue(eventId, job), 'Event could not be queued; retry shortly');
+  } catch (err) {
+    await replay?.refund(); // a chunk never queued must not use up quota its retry needs
+    throw err;
+  }
   if (e.event_type === 'pageview' && deps.presence) {
     deps.presence([{ websiteId: website.id, visitorId, pathname: page.pathname, countryCode: row.country_code, ts: req.now }]);
   }
   return { kind: 'recorded' };
+}
+
+/** Why an event is stored nowhere, first reason wins; data the website does not collect goes first. */
+function ignoreReason(site: SiteConfig, req: BrowserRequest, ua: string, pathname: string, hostname: string): IgnoreReason | undefined {
+  const { event: e, ip } = req;
+  const { settings } = site.website;
+  if (e.event_type === 'replay' && settings.session_replay !== true) return 'replay_disabled';
+  if (e.event_type === 'click' && settings.heatmaps !== true) return 'heatmaps_disabled';
+  if (isbot(ua)) return 'bot';
+  if (req.gpc) return 'gpc';
+  if (e.ignore) return 'opt_out';
+  if (site.excludesIp(ip)) return 'excluded_ip';
+  if (site.excludesPath(pathname)) return 'excluded_path';
+  if (!hostAllowed(hostname, site.website.allowed_domains)) return 'domain_not_allowed';
+  return undefined;
 }
 
 async function checkAbuse(deps: BrowserDeps, websiteId: string, ipHash: string, now: number): Promise<void> {
@@ -167,6 +209,44 @@ async function checkAbuse(deps: BrowserDeps, websiteId: string, ipHash: string, 
   if (count > ABUSE_LIMIT_PER_MINUTE) {
     throw new HttpError(429, 'RATE_LIMITED', 'Too many events from this client', { 'Retry-After': String(60 - Math.floor((now / 1000) % 60)) });
   }
+}
+
+// KEYS[1] the session's replay bytes, KEYS[2] the website's replay bytes today; ARGV: bytes, session cap,
+// day cap, session ttl, day ttl. Both counters grow, or neither: 1 = taken, 0 = over a cap.
+const TAKE_REPLAY_BYTES = `
+local n = tonumber(ARGV[1])
+local session = tonumber(redis.call('GET', KEYS[1]) or '0')
+local day = tonumber(redis.call('GET', KEYS[2]) or '0')
+if session + n > tonumber(ARGV[2]) or day + n > tonumber(ARGV[3]) then return 0 end
+redis.call('INCRBY', KEYS[1], n)
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('INCRBY', KEYS[2], n)
+if day == 0 then redis.call('EXPIRE', KEYS[2], ARGV[5]) end
+return 1`;
+// Only counters that still exist: a DECRBY on a missing key would leave one without an expiry.
+const GIVE_BACK_REPLAY_BYTES = `
+for _, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then redis.call('DECRBY', key, ARGV[1]) end
+end
+return 1`;
+
+/** Replay byte quotas of one chunk: the session id is hashed (any string a page sends, bounded key length). */
+export function replayQuotaKeys(prefix: string, websiteId: string, sessionId: string, now: number): [session: string, day: string] {
+  const session = createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
+  return [redisKey(prefix, 'replay', 'session', websiteId, session), redisKey(prefix, 'replay', 'day', websiteId, utcDay(now))];
+}
+
+function replayQuota(deps: BrowserDeps, websiteId: string, sessionId: string, bytes: number, plan: PlanName, now: number) {
+  const keys = replayQuotaKeys(deps.redisPrefix, websiteId, sessionId, now);
+  return {
+    take: async () =>
+      (await deps.redis.eval(
+        TAKE_REPLAY_BYTES, 2, ...keys, bytes, REPLAY_BYTES_PER_SESSION, REPLAY_BYTES_PER_WEBSITE_DAY[plan], REPLAY_SESSION_TTL_SECONDS, REPLAY_DAY_TTL_SECONDS,
+      )) === 1,
+    refund: async () => {
+      await deps.redis.eval(GIVE_BACK_REPLAY_BYTES, 2, ...keys, bytes).catch(() => undefined);
+    },
+  };
 }
 
 /** Groups occurrences of one error: type, message without volatile numbers, and the top stack frame. */

@@ -58,5 +58,15 @@ export const browserEventSchema = z
 
 export type BrowserEvent = z.infer<typeof browserEventSchema>;
 
-export const IGNORE_REASONS = ['bot', 'gpc', 'opt_out', 'excluded_ip', 'excluded_path', 'domain_not_allowed'] as const;
+export const IGNORE_REASONS = [
+  'replay_disabled',
+  'heatmaps_disabled',
+  'bot',
+  'gpc',
+  'opt_out',
+  'excluded_ip',
+  'excluded_path',
+  'domain_not_allowed',
+  'replay_quota_exceeded',
+] as const;
 export type IgnoreReason = (typeof IGNORE_REASONS)[number];

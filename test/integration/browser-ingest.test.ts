@@ -3,7 +3,17 @@ import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
 import { createWebsite, registerUser, type TestUser } from '../helpers/accounts';
 import { countEvents, startTestWorker, waitForEvents } from '../helpers/ingest';
-import { errorFingerprint } from '../../lib/ingest/browser';
+import {
+  errorFingerprint,
+  ingestBrowserEvent,
+  REPLAY_BYTES_PER_SESSION,
+  REPLAY_BYTES_PER_WEBSITE_DAY,
+  replayQuotaKeys,
+  type BrowserDeps,
+} from '../../lib/ingest/browser';
+import { browserEventSchema } from '../../lib/ingest/browserSchemas';
+import { DailySalts } from '../../lib/ingest/salt';
+import { SiteConfigCache } from '../../lib/ingest/siteCache';
 
 let ctx: TestContext;
 let owner: TestUser;
@@ -181,11 +191,11 @@ describe('ignored events are answered 200 and stored nowhere', () => {
 });
 
 describe('client address', () => {
-  it('ignores X-Forwarded-For unless TRUST_PROXY is set, then geolocates from it', async () => {
+  it('ignores X-Forwarded-For unless TRUST_PROXY trusts the hop it came through, then geolocates from it', async () => {
     const ev = event();
     await post(ev, { headers: { 'x-forwarded-for': '8.8.8.8' } });
     await waitForEvents(ctx, 1, `session_id = '${ev.session_id}'`);
-    const proxied = await createTestContext({ TRUST_PROXY: 'true' });
+    const proxied = await createTestContext({ TRUST_PROXY: 'loopback' });
     const proxiedWorker = await startTestWorker(proxied);
     try {
       const u = await registerUser(proxied, 'pro', 'proxy');
@@ -231,12 +241,15 @@ describe('abuse limit', () => {
 
 describe('clicks, errors and replay chunks', () => {
   it('a click lands in interactions; an error in error_events and its group; a replay chunk in replay_chunks', async () => {
+    const rich = await createWebsite(ctx, owner, 'rich.example.com');
+    expect((await call('PUT', `/api/websites/${rich.id}/tracking`, { token: owner.token, body: { heatmaps: true, session_replay: true } })).status).toBe(200);
+    const path = `/api/events/${rich.tracking_code}`;
     const s = `sess-${randomUUID()}`;
-    await post(event({ session_id: s, event_type: 'click', x: 120, y: 640, viewport_width: 1280, viewport_height: 800, page_height: 3000, selector: 'button#buy' }));
+    await post(event({ session_id: s, event_type: 'click', x: 120, y: 640, viewport_width: 1280, viewport_height: 800, page_height: 3000, selector: 'button#buy' }), { path });
     const err = { message: 'Cannot read properties of undefined (reading \'x\')', error_type: 'TypeError', stack: 'TypeError: x\n    at render (https://www.example.com/app.js:10:5)' };
-    await post(event({ session_id: s, event_type: 'error', ...err }));
-    await post(event({ session_id: s, event_type: 'error', ...err, visitor_id: 'v-2' }));
-    await post(event({ session_id: s, event_type: 'replay', seq: 0, data: '[{"type":4}]' }));
+    await post(event({ session_id: s, event_type: 'error', ...err }), { path });
+    await post(event({ session_id: s, event_type: 'error', ...err, visitor_id: 'v-2' }), { path });
+    await post(event({ session_id: s, event_type: 'replay', seq: 0, data: '[{"type":4}]' }), { path });
     expect(await waitForEvents(ctx, 3, `session_id = '${s}'`)).toBe(3);
     const q = async (sql: string) => (await ctx.clickhouse.query({ query: sql, query_params: { s }, format: 'JSONEachRow' })).json<Record<string, unknown>>();
     expect(await q('SELECT x, y, pathname, selector FROM interactions WHERE session_id = {s:String}')).toEqual([{ x: 120, y: 640, pathname: '/docs/start', selector: 'button#buy' }]);
@@ -244,8 +257,131 @@ describe('clicks, errors and replay chunks', () => {
     const errors = await q('SELECT error_type, fingerprint FROM error_events WHERE session_id = {s:String}');
     expect(errors).toHaveLength(2);
     expect(errors[0].fingerprint).toBe(errorFingerprint(err));
-    const group = await ctx.pool.query('SELECT type, status, occurrence_count, affected_users_count FROM error_groups WHERE website_id = $1 AND fingerprint = $2', [site.id, errorFingerprint(err)]);
+    const group = await ctx.pool.query('SELECT type, status, occurrence_count, affected_users_count FROM error_groups WHERE website_id = $1 AND fingerprint = $2', [rich.id, errorFingerprint(err)]);
     expect(group.rows).toEqual([{ type: 'TypeError', status: 'unresolved', occurrence_count: '2', affected_users_count: '2' }]);
+  });
+});
+
+describe('replay and heatmaps: collected only when on, replay bytes capped', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const rows = async (table: string, sessionId: string) => {
+    const [row] = await (
+      await ctx.clickhouse.query({ query: `SELECT count() AS n FROM ${table} WHERE session_id = {s:String}`, query_params: { s: sessionId }, format: 'JSONEachRow' })
+    ).json<{ n: string }>();
+    return Number(row.n);
+  };
+  const outcomes = async (outcome: string) => {
+    const metric = ctx.metrics.registry.getSingleMetric('tidemark_browser_events_total');
+    const values = metric ? (await metric.get()).values : [];
+    return values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+  };
+  const chunk = (sessionId: string, seq: number, data: string) => event({ session_id: sessionId, event_type: 'replay', seq, data });
+  const replaySite = async (domain: string) => {
+    const w = await createWebsite(ctx, owner, domain);
+    expect((await call('PUT', `/api/websites/${w.id}/tracking`, { token: owner.token, body: { session_replay: true } })).status).toBe(200);
+    return { ...w, path: `/e/${w.tracking_code}` };
+  };
+
+  it('clicks and replay chunks of a website with heatmaps and replay off: 200 event_ignored with the reason, counted, stored nowhere', async () => {
+    const quiet = await createWebsite(ctx, owner, 'quiet.example.com');
+    const path = `/e/${quiet.tracking_code}`;
+    const s = `sess-${randomUUID()}`;
+    const heatBefore = await outcomes('heatmaps_disabled');
+    const replayBefore = await outcomes('replay_disabled');
+    const click = await post(event({ session_id: s, event_type: 'click', x: 1, y: 2 }), { path });
+    expect(click.status).toBe(200);
+    expect(click.body.data).toEqual({ type: 'event_ignored', reason: 'heatmaps_disabled', event_type: 'click', event_name: null });
+    const replay = await post(chunk(s, 0, 'x'.repeat(400_000)), { path });
+    expect(replay.status).toBe(200);
+    expect(replay.body.data).toEqual({ type: 'event_ignored', reason: 'replay_disabled', event_type: 'replay', event_name: null });
+    expect(await outcomes('heatmaps_disabled')).toBe(heatBefore + 1);
+    expect(await outcomes('replay_disabled')).toBe(replayBefore + 1);
+    // A pageview of the same session, sent after them, is stored; the dropped ones are not.
+    expect((await post(event({ session_id: s }), { path })).body.data.type).toBe('event_recorded');
+    await waitForEvents(ctx, 1, `session_id = '${s}'`);
+    await sleep(300);
+    expect(await countEvents(ctx, `session_id = '${s}'`)).toBe(1);
+    expect(await rows('interactions', s)).toBe(0);
+    expect(await rows('replay_chunks', s)).toBe(0);
+
+    // Switched on, both are taken at once.
+    expect((await call('PUT', `/api/websites/${quiet.id}/tracking`, { token: owner.token, body: { heatmaps: true, session_replay: true } })).status).toBe(200);
+    const s2 = `sess-${randomUUID()}`;
+    expect((await post(event({ session_id: s2, event_type: 'click', x: 1, y: 2 }), { path })).body.data.type).toBe('event_recorded');
+    expect((await post(chunk(s2, 0, '[{"type":4}]'), { path })).body.data.type).toBe('event_recorded');
+    expect(await waitForEvents(ctx, 1, `session_id = '${s2}'`)).toBe(1);
+    for (let i = 0; i < 100 && (await rows('replay_chunks', s2)) === 0; i++) await sleep(100);
+    expect(await rows('interactions', s2)).toBe(1);
+    expect(await rows('replay_chunks', s2)).toBe(1);
+  });
+
+  it(`a session's replay bytes are capped at ${REPLAY_BYTES_PER_SESSION}: past it replay_quota_exceeded, other sessions unaffected`, async () => {
+    const site = await replaySite('recorded.example.com');
+    const size = 500_000;
+    const fits = Math.floor(REPLAY_BYTES_PER_SESSION / size);
+    const s = `sess-${randomUUID()}`;
+    for (let seq = 0; seq < fits; seq++) {
+      expect((await post(chunk(s, seq, 'x'.repeat(size)), { path: site.path })).body.data.type).toBe('event_recorded');
+    }
+    const exceededBefore = await outcomes('replay_quota_exceeded');
+    const over = await post(chunk(s, fits, 'x'.repeat(size)), { path: site.path });
+    expect(over.status).toBe(200);
+    expect(over.body.data).toEqual({ type: 'event_ignored', reason: 'replay_quota_exceeded', event_type: 'replay', event_name: null });
+    expect(await outcomes('replay_quota_exceeded')).toBe(exceededBefore + 1);
+    // What is left of the session's quota still takes a smaller chunk; another session starts afresh.
+    expect((await post(chunk(s, fits, 'x'.repeat(1_000)), { path: site.path })).body.data.type).toBe('event_recorded');
+    const s2 = `sess-${randomUUID()}`;
+    expect((await post(chunk(s2, 0, 'x'.repeat(size)), { path: site.path })).body.data.type).toBe('event_recorded');
+
+    const [sessionKey, dayKey] = replayQuotaKeys(ctx.config.REDIS_PREFIX, site.id, s, Date.now());
+    expect(sessionKey.startsWith(`${ctx.config.REDIS_PREFIX}:replay:`)).toBe(true);
+    expect(sessionKey).not.toContain(s);
+    expect(Number(await ctx.redis.get(sessionKey))).toBe(fits * size + 1_000);
+    expect(Number(await ctx.redis.get(dayKey))).toBe(fits * size + 1_000 + size);
+    const [sessionTtl, dayTtl] = [await ctx.redis.ttl(sessionKey), await ctx.redis.ttl(dayKey)];
+    expect(sessionTtl).toBeGreaterThan(0);
+    expect(sessionTtl).toBeLessThanOrEqual(24 * 3600);
+    expect(dayTtl).toBeGreaterThan(24 * 3600 - 60);
+    expect(dayTtl).toBeLessThanOrEqual(48 * 3600);
+
+    for (let i = 0; i < 150 && (await rows('replay_chunks', s)) < fits + 1; i++) await sleep(100);
+    expect(await rows('replay_chunks', s)).toBe(fits + 1);
+  });
+
+  it("a website's replay bytes are capped per UTC day by plan, counted in UTF-8 bytes, both counters or neither", async () => {
+    const site = await replaySite('daily.example.com');
+    const cap = REPLAY_BYTES_PER_WEBSITE_DAY.pro;
+    const [, dayKey] = replayQuotaKeys(ctx.config.REDIS_PREFIX, site.id, 'any', Date.now());
+    await ctx.redis.set(dayKey, String(cap - 300), 'EX', 3600); // as if the day's earlier chunks had used it
+    const [a, b] = [`sess-${randomUUID()}`, `sess-${randomUUID()}`];
+    const over = await post(chunk(a, 0, 'é'.repeat(200)), { path: site.path }); // 400 bytes, 200 characters
+    expect(over.body.data).toMatchObject({ type: 'event_ignored', reason: 'replay_quota_exceeded' });
+    expect(await ctx.redis.get(replayQuotaKeys(ctx.config.REDIS_PREFIX, site.id, a, Date.now())[0])).toBeNull();
+    expect((await post(chunk(b, 0, 'é'.repeat(150)), { path: site.path })).body.data.type).toBe('event_recorded'); // exactly 300
+    expect(Number(await ctx.redis.get(dayKey))).toBe(cap);
+    expect((await post(chunk(b, 1, 'x'), { path: site.path })).body.data.reason).toBe('replay_quota_exceeded');
+    // Other event types are never charged.
+    expect((await post(event({ session_id: b }), { path: site.path })).body.data.type).toBe('event_recorded');
+  });
+
+  it('a chunk that cannot be queued gives its bytes back, so its retry is not refused', async () => {
+    const site = await replaySite('retry.example.com');
+    const s = `sess-${randomUUID()}`;
+    const deps = (enqueue: BrowserDeps['enqueue']): BrowserDeps => ({
+      sites: new SiteConfigCache(ctx.pool),
+      salts: new DailySalts(ctx.redis, ctx.config.REDIS_PREFIX),
+      redis: ctx.redis,
+      redisPrefix: ctx.config.REDIS_PREFIX,
+      enrichers: {},
+      enqueue,
+    });
+    const req = { trackingCode: site.tracking_code, event: browserEventSchema.parse(chunk(s, 0, 'x'.repeat(4_000))), ip: '127.0.0.1', userAgentHeader: CHROME, gpc: false, now: Date.now() };
+    await expect(ingestBrowserEvent(deps(async () => Promise.reject(new Error('queue down'))), req)).rejects.toMatchObject({ status: 503 });
+    const [sessionKey, dayKey] = replayQuotaKeys(ctx.config.REDIS_PREFIX, site.id, s, req.now);
+    expect(Number((await ctx.redis.get(sessionKey)) ?? 0)).toBe(0);
+    expect(Number((await ctx.redis.get(dayKey)) ?? 0)).toBe(0);
+    expect(await ingestBrowserEvent(deps(async () => undefined), req)).toEqual({ kind: 'recorded' });
+    expect(Number(await ctx.redis.get(sessionKey))).toBe(4_000);
   });
 });
 

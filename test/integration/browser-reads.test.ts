@@ -54,6 +54,12 @@ async function send(code: string, body: Record<string, unknown>, ua = CHROME) {
   expect(res.body.data.type).toBe('event_recorded');
 }
 
+/** Heatmap clicks and replay chunks are collected only for websites that have them on (issue 19 item 5). */
+async function enable(websiteId: string, settings: { heatmaps?: boolean; session_replay?: boolean }) {
+  const res = await call('PUT', `/api/websites/${websiteId}/tracking`, { token: owner.token, body: settings });
+  expect(res.status).toBe(200);
+}
+
 async function scalar(sql: string, params: Record<string, unknown>): Promise<number> {
   const rows = await (await ctx.clickhouse.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<{ n: string }>();
   return Number(rows[0].n);
@@ -76,6 +82,8 @@ describe('heatmapPages', () => {
   it('counts distinct clicks per path (not pageviews, not other websites), sorted by count then path, with the latest click time', async () => {
     const site = await createWebsite(ctx, owner, 'heat.example.com');
     const other = await createWebsite(ctx, owner, 'heat-other.example.com');
+    await enable(site.id, { heatmaps: true });
+    await enable(other.id, { heatmaps: true });
     await stopMerges('interactions');
     const click = (path: string, over: Record<string, unknown> = {}) =>
       event('heat.example.com', { event_type: 'click', url: `https://heat.example.com${path}`, x: 10, y: 20, viewport_width: 1280, viewport_height: 800, page_height: 2000, selector: 'a.cta', ...over });
@@ -141,6 +149,8 @@ describe('replaySessions', () => {
     const host = 'replay.example.com';
     const site = await createWebsite(ctx, owner, host);
     const other = await createWebsite(ctx, owner, 'replay-other.example.com');
+    await enable(site.id, { session_replay: true });
+    await enable(other.id, { session_replay: true });
     await stopMerges('replay_chunks');
     const chunk = (session: string, seq: number, data: string, path = '/') =>
       event(host, { event_type: 'replay', session_id: session, seq, data, url: `https://${host}${path}` });
