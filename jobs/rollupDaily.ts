@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Logger } from '../lib/log';
 import { rollUpWebsite } from '../lib/stats/rollups';
+import { usableTimeZone } from '../lib/stats/timeZones';
 
 /** One run at a time across every worker and the CLI: two runs rewriting the same day would double it. */
 const LOCK_KEY = 727_002;
@@ -44,7 +45,8 @@ async function rollUpAll(pool: Pool, clickhouse: ClickHouseClient, logger: Logge
   for (const site of rows) {
     // One website's failure must not starve the others; the job fails afterwards so that it is retried.
     try {
-      const run = await rollUpWebsite(clickhouse, site, now);
+      // A stored zone ClickHouse does not know rolls up in UTC, the zone its reads fall back to.
+      const run = await rollUpWebsite(clickhouse, { id: site.id, timezone: usableTimeZone(site.timezone) }, now);
       days += run.days;
       pending += run.pending;
     } catch (err) {

@@ -30,6 +30,24 @@ export async function orUnavailable<T>(work: Promise<T>, message?: string): Prom
   }
 }
 
+// Node's errno codes for a peer that cannot be reached or went away mid-request.
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+
+/**
+ * True when a backing store could not be reached or did not answer in time (refused, reset, timed out:
+ * @clickhouse/client reports its request timeout as "Timeout error."), not when it answered with an error: a
+ * ClickHouse or PostgreSQL exception carries its own code and stays a 500.
+ */
+export function isUnreachable(err: unknown, depth = 0): boolean {
+  // Duck-typed: errors of Node's own modules need not share this realm's Error (under jest they do not).
+  if (typeof err !== 'object' || err === null || depth > 3) return false;
+  const { code, message, errors, cause } = err as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
+  if (typeof code === 'string' && UNREACHABLE.has(code)) return true;
+  if (message === 'Timeout error.' || message === 'socket hang up') return true;
+  if (Array.isArray(errors) && errors.some((e) => isUnreachable(e, depth + 1))) return true; // AggregateError
+  return isUnreachable(cause, depth + 1);
+}
+
 /** PostgreSQL unique_violation, for turning a lost insert race into a 409. */
 export function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: string } | null)?.code === '23505';

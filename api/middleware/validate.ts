@@ -1,5 +1,5 @@
 // Zod at the edge: a failed parse becomes 400 VALIDATION_ERROR naming the field.
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { z } from 'zod';
 import { badRequest, notFound } from '../../lib/errors';
 
@@ -35,3 +35,25 @@ export function pathUuid(req: Request, name: string, what: string): string {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// C0 controls and DEL: no route names anything with them, and PostgreSQL refuses NUL in text.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Refuses a request whose path is not valid percent-encoded UTF-8 (`%C0%AF`, a lone `%`) or decodes to a
+ * control character (`%00`), before any route decodes its parameters: 400 in the envelope on every route,
+ * rather than a URIError or a PostgreSQL encoding error deep inside one.
+ */
+export function pathGuard(): RequestHandler {
+  return (req, _res, next) => {
+    // Node's HTTP parser already refuses raw control characters in a request line.
+    if (!req.path.includes('%')) return next();
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(req.path);
+    } catch {
+      return next(badRequest('Request path is not valid percent-encoded UTF-8'));
+    }
+    next(CONTROL.test(decoded) ? badRequest('Request path holds a control character') : undefined);
+  };
+}

@@ -7,6 +7,7 @@ import type { WebsiteDetail, WebsiteSummary } from '../external/schemas';
 import type { ApiKeyPrincipal } from './apiKeys';
 import type { Role } from '../plans';
 import type { CreateWebsiteBody, UpdateGeneralBody } from './schemas';
+import { usableTimeZone } from '../stats/timeZones';
 import { activeRole, lockTeam, planLimitReached, planLimits, countWebsites, requireRole } from './teams';
 
 export interface WebsiteSettings {
@@ -37,6 +38,16 @@ export interface WebsiteRow {
 
 const COLUMNS = `id, team_id, user_id, domain, name, tracking_code, is_active, timezone, primary_color, kpi_goal,
   public_dashboard, allowed_domains, verification_status, settings, created_at, updated_at`;
+
+/** A row as every reader sees it: a stored zone that is not usable (written before zones were checked against
+ *  ClickHouse, e.g. `US/Pacific-New`) reads as UTC, and one in another letter case in ClickHouse's spelling. */
+function readable(w: WebsiteRow): WebsiteRow;
+function readable(w: WebsiteRow | undefined): WebsiteRow | undefined;
+function readable(w: WebsiteRow | undefined): WebsiteRow | undefined {
+  if (!w) return w;
+  const timezone = usableTimeZone(w.timezone);
+  return timezone === w.timezone ? w : { ...w, timezone };
+}
 
 /** The list view of the spec's Website resource. */
 export function websiteSummary(w: WebsiteRow): WebsiteSummary {
@@ -89,7 +100,7 @@ export async function createWebsite(pool: Pool, teamId: string, userId: string |
            VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
           [teamId, userId, body.domain, body.name, newTrackingCode(), body.timezone ?? 'UTC'],
         );
-        return rows[0];
+        return readable(rows[0]);
       } catch (err) {
         // A tracking-code collision is astronomically rare; try a fresh code rather than fail.
         if (!isUniqueViolation(err) || attempt >= 3) throw err;
@@ -101,12 +112,12 @@ export async function createWebsite(pool: Pool, teamId: string, userId: string |
 
 export async function getWebsite(db: Pool | PoolClient, websiteId: string): Promise<WebsiteRow | undefined> {
   const { rows } = await db.query<WebsiteRow>(`SELECT ${COLUMNS} FROM websites WHERE id = $1`, [websiteId]);
-  return rows[0];
+  return readable(rows[0]);
 }
 
 export async function getWebsiteByTrackingCode(db: Pool, code: string): Promise<WebsiteRow | undefined> {
   const { rows } = await db.query<WebsiteRow>(`SELECT ${COLUMNS} FROM websites WHERE tracking_code = $1`, [code]);
-  return rows[0];
+  return readable(rows[0]);
 }
 
 /** Websites of every team the user is an active member of, newest first. */
@@ -117,7 +128,7 @@ export async function listWebsitesForUser(pool: Pool, userId: string): Promise<W
      ORDER BY w.created_at DESC, w.id`,
     [userId],
   );
-  return rows;
+  return rows.map((w) => readable(w));
 }
 
 export async function listWebsitesForTeam(pool: Pool, teamId: string, onlyWebsiteId?: string | null): Promise<WebsiteRow[]> {
@@ -125,7 +136,7 @@ export async function listWebsitesForTeam(pool: Pool, teamId: string, onlyWebsit
     `SELECT ${COLUMNS} FROM websites WHERE team_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY created_at DESC, id`,
     [teamId, onlyWebsiteId ?? null],
   );
-  return rows;
+  return rows.map((w) => readable(w));
 }
 
 /**
@@ -163,7 +174,7 @@ export async function updateGeneral(pool: Pool, websiteId: string, body: UpdateG
     values,
   );
   if (!rows[0]) throw notFound('Website not found');
-  return rows[0];
+  return readable(rows[0]);
 }
 
 export function generalSettingsView(w: WebsiteRow) {
@@ -187,7 +198,7 @@ export async function updateTrackingSettings(pool: Pool, websiteId: string, chan
     [websiteId, JSON.stringify(changes)],
   );
   if (!rows[0]) throw notFound('Website not found');
-  return rows[0];
+  return readable(rows[0]);
 }
 
 export async function deleteWebsiteRow(pool: Pool, websiteId: string): Promise<void> {

@@ -34,10 +34,11 @@ import { z } from './zod';
 export const API_VERSION = '1.0.0';
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Invalid request parameters (VALIDATION_ERROR, or a Stats API code); the message names the parameter.',
+  400: 'Invalid request parameters (VALIDATION_ERROR, or a Stats API code); the message names the parameter. Also a path that is not valid percent-encoded UTF-8 or holds a control character, and a compressed body that does not decompress.',
   401: 'Missing or invalid API key (UNAUTHORIZED).',
   403: 'API_PAID_PLAN_REQUIRED for a free-plan team; PLAN_REQUIRED below the endpoint’s plan; FORBIDDEN for a site_access key on another website or a key without the needed scope.',
   404: 'The website does not exist or belongs to another team (NOT_FOUND).',
+  415: 'Content-Encoding other than gzip, deflate or br (UNSUPPORTED_MEDIA_TYPE).',
   429: 'Per-minute rate limit or monthly quota exceeded (RATE_LIMITED); see Retry-After and X-RateLimit-*.',
   500: 'Server error (INTERNAL_ERROR).',
   503: 'A backing store is briefly unavailable (SERVICE_UNAVAILABLE); retry after Retry-After.',
@@ -57,7 +58,7 @@ function errors(statuses: number[]): RouteConfig['responses'] {
       {
         description: STATUS_TEXT[s],
         content: json(errorEnvelope),
-        ...(s === 429 ? { headers: z.object({ 'Retry-After': z.string().openapi({ description: 'Seconds to wait.' }) }) } : {}),
+        ...(s === 429 || s === 503 ? { headers: z.object({ 'Retry-After': z.string().openapi({ description: 'Seconds to wait.' }) }) } : {}),
       },
     ]),
   );
@@ -131,7 +132,7 @@ function registry(): OpenAPIRegistry {
     data: z.ZodType,
     opts: { query?: z.ZodObject; site?: boolean; extra?: Partial<RouteConfig> } = {},
   ) => {
-    const statuses = [...(opts.query ? [400] : []), 401, 403, ...(opts.site ? [404] : []), 429, 500, 503];
+    const statuses = [...(opts.query || opts.site ? [400] : []), 401, 403, ...(opts.site ? [404] : []), 429, 500, 503];
     r.registerPath({
       method: 'get',
       path,
@@ -156,7 +157,7 @@ function registry(): OpenAPIRegistry {
     path: '/v1/websites',
     summary: 'Create a website in the key’s team (full_access keys)',
     request: { body: { content: json(externalCreateWebsiteBody) } },
-    responses: { 201: { description: 'Created', content: json(envelope(z.object({ website: websiteSummary }))) }, ...errors([400, 401, 403, 429, 500]) },
+    responses: { 201: { description: 'Created', content: json(envelope(z.object({ website: websiteSummary }))) }, ...errors([400, 401, 403, 415, 429, 500, 503]) },
   });
   get('/v1/websites/{websiteId}', 'One website, full record', websiteData, { site: true });
   get('/v1/analytics/{websiteId}', 'Summary and daily stats over a range', analyticsData, { site: true, query: analyticsQuery });

@@ -9,6 +9,9 @@ export const PAYMENT_PROVIDERS = ['stripe', 'paddle', 'lemonsqueezy', 'server'] 
 export const MAX_EVENTS = 1000;
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 export const MAX_PROPS_BYTES = 32 * 1024;
+/** Levels of objects and arrays in props, props itself the first: custom properties may nest a little, not
+ *  thousands deep (serialising that overflows the stack, which made it an internal_error). */
+export const MAX_PROPS_DEPTH = 8;
 export const TS_SKEW_MS = 24 * 3600 * 1000;
 
 export const REJECTION_REASONS = [

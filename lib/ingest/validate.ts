@@ -4,6 +4,7 @@ import {
   CONSENT_VALUES,
   EVENT_TYPES,
   MAX_PROPS_BYTES,
+  MAX_PROPS_DEPTH,
   PAYMENT_PROVIDERS,
   PROPS_SCHEMAS,
   TS_SKEW_MS,
@@ -74,6 +75,17 @@ function jsonLengthBound(props: Record<string, unknown>): number {
   return n;
 }
 
+/** Whether props nest deeper than MAX_PROPS_DEPTH; iterative, as a body may nest thousands of levels. */
+function nestsTooDeep(props: Record<string, unknown>): boolean {
+  const pending: [object, number][] = [[props, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, depth] = next;
+    if (depth > MAX_PROPS_DEPTH) return true;
+    for (const v of Object.values(value)) if (typeof v === 'object' && v !== null) pending.push([v, depth + 1]);
+  }
+  return false;
+}
+
 function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   const path = issue.path.length ? `props.${issue.path.join('.')}` : 'props';
@@ -100,6 +112,10 @@ export function validateServerEvent(raw: unknown, ctx: ValidationContext): Verdi
     if (typeof raw.idempotencyKey !== 'string' || raw.idempotencyKey.length < 1 || raw.idempotencyKey.length > 128) {
       return reject('invalid_idempotency_key', 'idempotencyKey must be a string of 1 to 128 characters');
     }
+    // Redis stores keys as UTF-8, where every lone surrogate becomes U+FFFD: two such keys would be one.
+    if (!raw.idempotencyKey.isWellFormed()) {
+      return reject('invalid_idempotency_key', 'idempotencyKey must be well-formed Unicode (it holds a lone UTF-16 surrogate)');
+    }
     idempotencyKey = raw.idempotencyKey;
   }
 
@@ -109,7 +125,12 @@ export function validateServerEvent(raw: unknown, ctx: ValidationContext): Verdi
   if (typeof session === 'object') return reject('invalid_session_id', session.message);
 
   if (!isPlainObject(raw.props)) return reject('invalid_props', 'props must be an object');
-  if (jsonLengthBound(raw.props) > MAX_PROPS_BYTES && JSON.stringify(raw.props).length > MAX_PROPS_BYTES) {
+  const bound = jsonLengthBound(raw.props);
+  // Only nested props (bound Infinity) need the depth walk, and it must come before JSON.stringify.
+  if (bound === Infinity && nestsTooDeep(raw.props)) {
+    return reject('invalid_props', `props may nest objects and arrays at most ${MAX_PROPS_DEPTH} levels deep`);
+  }
+  if (bound > MAX_PROPS_BYTES && JSON.stringify(raw.props).length > MAX_PROPS_BYTES) {
     return reject('invalid_props', `props must be at most ${MAX_PROPS_BYTES} bytes of JSON`);
   }
   const parsed = PROPS_SCHEMAS[type].safeParse(raw.props);

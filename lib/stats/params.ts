@@ -1,12 +1,25 @@
 // Stats API v1 parameters (spec "Stats API", DESIGN §3): one error code per failing request, checked in the
 // documented order — site_id, period, metrics, property, metric names, property name, period value, custom
 // syntax, custom length, interval, then limit/page and filters. A parameter given twice is refused first.
-import { checkPeriod, INTERVALS, intervalAllowed, MAX_CUSTOM_DAYS, PERIODS, type Interval, type PeriodError } from './period';
+import {
+  checkPeriod,
+  DATE_RANGE_TEXT,
+  FIRST_DATE,
+  INTERVALS,
+  intervalAllowed,
+  MAX_CUSTOM_DAYS,
+  PERIODS,
+  previousPeriod,
+  resolvePeriod,
+  withinSupportedDates,
+  type Interval,
+  type PeriodError,
+} from './period';
 import { parseDate, type LocalDate } from './time';
 
 const PERIOD_MESSAGES: Record<PeriodError, string> = {
   INVALID_PERIOD: `period must be one of ${PERIODS.join(', ')} or custom:YYYY-MM-DD,YYYY-MM-DD`,
-  INVALID_CUSTOM_PERIOD: 'custom periods are custom:YYYY-MM-DD,YYYY-MM-DD with real dates, start not after end',
+  INVALID_CUSTOM_PERIOD: `custom periods are custom:YYYY-MM-DD,YYYY-MM-DD with real dates from ${DATE_RANGE_TEXT}, start not after end`,
   PERIOD_TOO_LONG: `a custom period covers at most ${MAX_CUSTOM_DAYS} days`,
 };
 
@@ -123,6 +136,19 @@ export function parseJsonFilters(raw: string): Filter[] | StatsParamError {
   return filters;
 }
 
+/** Whether the local dates a period anchored at `date` covers (and the period before, for compare) are supported
+ *  ones (period.ts FIRST_DATE, LAST_DATE). Without a date the anchor is today, well inside the range; a custom
+ *  period's own dates were checked with its syntax, the period before it is checked here. */
+function anchoredWithin(period: string, date: LocalDate | undefined, compare: boolean): boolean {
+  const custom = period.startsWith('custom:');
+  if (!date && !custom) return true;
+  if (custom && !compare) return true;
+  const resolved = resolvePeriod(period, date ?? FIRST_DATE, 'UTC'); // dates only: the zone does not move them
+  if ('error' in resolved) return true; // refused by checkPeriod already
+  const first = compare ? previousPeriod(resolved, 'UTC').first : resolved.first;
+  return withinSupportedDates(first, resolved.last);
+}
+
 /** Validates a request's query string for one endpoint (v1 by default; v2 widens filters, properties, compare). */
 export function parseStatsParams(
   query: Record<string, unknown>,
@@ -160,6 +186,7 @@ export function parseStatsParams(
   if (dateRaw !== undefined && (!date || !/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(dateRaw))) {
     return fail('VALIDATION_ERROR', 'date must be an ISO 8601 date (YYYY-MM-DD)');
   }
+  if (!anchoredWithin(period, date, false)) return fail('VALIDATION_ERROR', `date: the period must lie within ${DATE_RANGE_TEXT}`);
 
   const intervalRaw = endpoint === 'timeseries' ? (single(query.interval) ?? 'day') : 'day';
   if (!(INTERVALS as readonly string[]).includes(intervalRaw)) return fail('VALIDATION_ERROR', `interval must be one of ${INTERVALS.join(', ')}`);
@@ -181,6 +208,9 @@ export function parseStatsParams(
   const compareRaw = version === 'v2' ? single(query.compare) : undefined;
   if (compareRaw !== undefined && compareRaw !== 'previous_period') return fail('VALIDATION_ERROR', 'compare must be previous_period');
   if (compareRaw !== undefined && endpoint !== 'aggregate') return fail('VALIDATION_ERROR', 'compare is available on aggregate only');
+  if (compareRaw !== undefined && !anchoredWithin(period, date, true)) {
+    return fail('VALIDATION_ERROR', `date: the period compared with must lie within ${DATE_RANGE_TEXT}`);
+  }
 
   return {
     siteId: siteId.toLowerCase(),

@@ -7,6 +7,21 @@ export const INTERVALS = ['day', 'hour', 'month'] as const;
 export type Interval = (typeof INTERVALS)[number];
 export const MAX_CUSTOM_DAYS = 366;
 
+/**
+ * The local dates a Stats period may cover. ClickHouse cannot take every instant as a bound: its Date ends in
+ * 2149 and wraps below 1970 (a local midnight east of UTC on 1970-01-01 is a negative instant), and a
+ * DateTime64 parameter of fewer than five digits (0 at 1970-01-01 UTC) does not parse. No event is older than
+ * the service, so the range is wide on both sides and far inside those limits.
+ */
+export const FIRST_DATE: LocalDate = { year: 2000, month: 1, day: 1 };
+export const LAST_DATE: LocalDate = { year: 2099, month: 12, day: 31 };
+export const DATE_RANGE_TEXT = `${formatDate(FIRST_DATE)} to ${formatDate(LAST_DATE)}`;
+
+/** Whether every date from `first` to `last` is a supported one. */
+export function withinSupportedDates(first: LocalDate, last: LocalDate): boolean {
+  return daysBetween(FIRST_DATE, first) >= 0 && daysBetween(last, LAST_DATE) >= 0;
+}
+
 export type PeriodError = 'INVALID_PERIOD' | 'INVALID_CUSTOM_PERIOD' | 'PERIOD_TOO_LONG';
 
 export interface ResolvedPeriod {
@@ -30,7 +45,7 @@ function customRange(period: string): { from: LocalDate; to: LocalDate } | { err
   const m = /^custom:(\d{4}-\d{2}-\d{2}),(\d{4}-\d{2}-\d{2})$/.exec(period);
   const from = m && parseDate(m[1]);
   const to = m && parseDate(m[2]);
-  if (!from || !to || daysBetween(from, to) < 0) return { error: 'INVALID_CUSTOM_PERIOD' };
+  if (!from || !to || daysBetween(from, to) < 0 || !withinSupportedDates(from, to)) return { error: 'INVALID_CUSTOM_PERIOD' };
   if (daysBetween(from, to) + 1 > MAX_CUSTOM_DAYS) return { error: 'PERIOD_TOO_LONG' };
   return { from, to };
 }

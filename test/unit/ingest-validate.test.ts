@@ -75,6 +75,35 @@ describe('validateServerEvent', () => {
     });
   });
 
+  it('refuses props nested deeper than 8 levels as invalid_props, even thousands deep', () => {
+    const nest = (levels: number) => {
+      let v: unknown = 'leaf';
+      for (let i = 0; i < levels; i++) v = i % 2 ? { k: v } : [v];
+      return v;
+    };
+    // props itself is the first level: a value of 7 levels makes 8.
+    expect(validateServerEvent({ type: 'event', ts: NOW, props: { name: 'n', v: nest(7) } }, ctx).ok).toBe(true);
+    expect(validateServerEvent({ type: 'event', ts: NOW, props: { name: 'n', v: nest(8) } }, ctx)).toMatchObject({
+      ok: false,
+      reason: 'invalid_props',
+      message: 'props may nest objects and arrays at most 8 levels deep',
+    });
+    // JSON.stringify of this overflows the stack: it used to surface as internal_error.
+    const deep = JSON.parse(`{"name":"n","v":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+    expect(validateServerEvent({ type: 'event', ts: NOW, props: deep }, ctx)).toMatchObject({ ok: false, reason: 'invalid_props' });
+  });
+
+  it('refuses idempotency keys holding a lone surrogate, which Redis would store as U+FFFD', () => {
+    for (const key of ['a\ud800', '\udc00b', 'x\udfffy\ud800']) {
+      expect(validateServerEvent(pv({ idempotencyKey: key }), ctx)).toMatchObject({ ok: false, reason: 'invalid_idempotency_key' });
+    }
+    // Paired surrogates (an emoji) and other Unicode are fine.
+    expect(validateServerEvent(pv({ idempotencyKey: 'order-\ud83d\ude00-ü' }), ctx)).toMatchObject({ ok: true, event: { idempotencyKey: 'order-😀-ü' } });
+    // The key check keeps its place in the order: after ts, before visitorId.
+    expect(validateServerEvent(pv({ ts: 'x', idempotencyKey: 'a\ud800' }), ctx)).toMatchObject({ reason: 'invalid_ts' });
+    expect(validateServerEvent(pv({ idempotencyKey: 'a\ud800', visitorId: 'x' }), ctx)).toMatchObject({ reason: 'invalid_idempotency_key' });
+  });
+
   it('matches goal names exactly against active goals', () => {
     expect(validateServerEvent({ type: 'goal', ts: NOW, visitorId: 'v', sessionId: 's', props: { name: 'Signup' } }, ctx).ok).toBe(true);
     expect(validateServerEvent({ type: 'goal', ts: NOW, visitorId: 'v', sessionId: 's', props: { name: 'signup' } }, ctx)).toMatchObject({

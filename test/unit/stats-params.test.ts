@@ -50,6 +50,27 @@ describe('Stats v1 parameters', () => {
     expect(code({ ...base, filters: 'country' })).toBe('VALIDATION_ERROR');
   });
 
+  it('keeps every period within 2000-01-01 to 2099-12-31: custom dates, the date anchor, and what compare adds', () => {
+    expect(code({ ...base, period: 'custom:1970-01-01,1970-01-02' })).toBe('INVALID_CUSTOM_PERIOD');
+    expect(code({ ...base, period: 'custom:1999-12-31,2000-01-01' })).toBe('INVALID_CUSTOM_PERIOD');
+    expect(code({ ...base, period: 'custom:2000-01-01,2000-01-02' })).toBe('OK');
+    expect(code({ ...base, period: 'day', date: '1970-01-01' })).toBe('VALIDATION_ERROR');
+    expect(code({ ...base, period: 'day', date: '2000-01-01' })).toBe('OK');
+    // The anchor is inside, but the 7 days ending on it are not.
+    expect(code({ ...base, period: '7d', date: '2000-01-06' })).toBe('VALIDATION_ERROR');
+    expect(code({ ...base, period: '7d', date: '2000-01-07' })).toBe('OK');
+    expect(code({ ...base, period: 'month', date: '2099-12-15' })).toBe('OK');
+    expect(code({ ...base, period: 'day', date: '2100-01-01' })).toBe('VALIDATION_ERROR');
+    const v2 = (q: Record<string, unknown>) => {
+      const r = parseStatsParams(q, 'aggregate', 'v2');
+      return 'error' in r ? r.error.code : 'OK';
+    };
+    expect(v2({ ...base, period: 'month', date: '2000-01-15', compare: 'previous_period' })).toBe('VALIDATION_ERROR');
+    expect(v2({ ...base, period: 'month', date: '2000-02-15', compare: 'previous_period' })).toBe('OK');
+    expect(v2({ ...base, period: 'custom:2000-01-01,2000-01-10', compare: 'previous_period' })).toBe('VALIDATION_ERROR');
+    expect(v2({ ...base, period: 'custom:2000-01-11,2000-01-20', compare: 'previous_period' })).toBe('OK');
+  });
+
   it('treats injection attempts as bad values, never as SQL', () => {
     expect(code({ ...base, metrics: "visitors'); DROP TABLE events; --" })).toBe('INVALID_METRIC');
     expect(code({ ...base, property: "event:page' OR 1=1", metrics: 'visitors' }, 'breakdown')).toBe('INVALID_PROPERTY');

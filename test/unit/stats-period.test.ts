@@ -1,4 +1,4 @@
-import { bucketLabels, intervalAllowed, previousPeriod, resolvePeriod, type ResolvedPeriod } from '../../lib/stats/period';
+import { bucketLabels, intervalAllowed, previousPeriod, resolvePeriod, withinSupportedDates, type ResolvedPeriod } from '../../lib/stats/period';
 import { hourLabels, offsetAt, parseDate, today, zonedToUtc } from '../../lib/stats/time';
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -87,6 +87,16 @@ describe('periods', () => {
     expect(resolvePeriod('custom:2026-03-02,2026-03-01', anchor, tz)).toEqual({ error: 'INVALID_CUSTOM_PERIOD' });
     expect(resolvePeriod('custom:2025-01-01,2026-01-02', anchor, tz)).toEqual({ error: 'PERIOD_TOO_LONG' }); // 367 days
     expect(ok(resolvePeriod('custom:2024-01-01,2024-12-31', anchor, tz)).last).toEqual(d('2024-12-31')); // 366 days
+  });
+
+  it('takes custom dates from 2000-01-01 to 2099-12-31 only: 1970 cannot be a ClickHouse bound', () => {
+    expect(ok(resolvePeriod('custom:2000-01-01,2000-01-31', anchor, tz)).first).toEqual(d('2000-01-01'));
+    expect(ok(resolvePeriod('custom:2099-12-01,2099-12-31', anchor, tz)).last).toEqual(d('2099-12-31'));
+    for (const period of ['custom:1999-12-31,2000-01-01', 'custom:1970-01-01,1970-01-01', 'custom:1969-12-31,1970-01-02', 'custom:2099-12-31,2100-01-01']) {
+      expect(resolvePeriod(period, anchor, tz)).toEqual({ error: 'INVALID_CUSTOM_PERIOD' });
+    }
+    expect(withinSupportedDates(d('2000-01-01'), d('2099-12-31'))).toBe(true);
+    expect(withinSupportedDates(d('1999-12-31'), d('2000-01-01'))).toBe(false);
   });
 
   it('lists every bucket and checks interval rules', () => {
