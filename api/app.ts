@@ -5,6 +5,7 @@ import type { AppDeps } from './deps';
 import { requireApiKey } from './middleware/auth';
 import { monthlyQuota, perMinuteLimit } from './middleware/rateLimits';
 import { errorHandler, notFoundHandler } from './middleware/errors';
+import { pathGuard } from './middleware/validate';
 import { requestLog } from './middleware/requestLog';
 import { registerQueueMetrics } from '../lib/queue/metrics';
 import { authRoutes } from './routes/auth';
@@ -28,6 +29,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.set('query parser', 'simple');
   app.use(requestLog(deps.logger, deps.metrics));
+  // Before any route decodes a path parameter: bad percent-encoding and control characters are a 400 everywhere.
+  app.use(pathGuard());
   registerQueueMetrics(deps.metrics, [deps.ingestQueue], deps.redis, deps.config.REDIS_PREFIX);
   app.use(healthRoutes(deps));
 

@@ -2,8 +2,10 @@
 // parsed with zod; a bad value stops start-up with one line naming the variable.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { storeCredentialFor } from './clickhouse/credential';
 import { BACKGROUND_PRIORITIES } from './process/cpuPriority';
 
 const bool = z
@@ -24,6 +26,72 @@ const url = (protocols: string[]) =>
     { message: `must be a URL (${protocols.join(' or ')})` },
   );
 
+const TRUST_PROXY_PRESETS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY as Express's `trust proxy` takes it: false/0, a hop count, or a comma-separated list of proxy
+ * addresses, CIDR subnets and presets. The client is then the right-most untrusted X-Forwarded-For hop.
+ * `true` (trust every hop, so the client's own X-Forwarded-For wins) is refused.
+ */
+export function parseTrustProxy(value: string): false | number | string[] {
+  const v = value.trim().toLowerCase();
+  if (v === 'false' || v === 'no' || v === '0') return false;
+  if (v === 'true' || v === 'yes') {
+    throw new Error("cannot be true (that trusts the client's own X-Forwarded-For): give a hop count or a CIDR list of your proxies");
+  }
+  if (/^\d+$/.test(v)) {
+    if (Number(v) > 32) throw new Error('must be a hop count of at most 32');
+    return Number(v);
+  }
+  const entries = v.split(',').map((e) => e.trim());
+  const bad = entries.find((e) => !isProxyEntry(e));
+  if (bad !== undefined) {
+    throw new Error(`must be a hop count or a comma-separated list of addresses, CIDRs, loopback, linklocal, uniquelocal ("${bad}" is none)`);
+  }
+  return entries;
+}
+
+function isProxyEntry(entry: string): boolean {
+  if (TRUST_PROXY_PRESETS.has(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const family = address.includes('%') ? 0 : net.isIP(address); // zone ids are not understood by Express
+  if (rest.length || !family) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
+const trustProxy = z.string().transform((v, ctx) => {
+  try {
+    return parseTrustProxy(v);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
+
+// Never echoed by a configuration error, in any form.
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'METRICS_TOKEN', 'OPENAI_API_KEY', 'CLICKHOUSE_PASSWORD']);
+
+/** How a configuration error shows a value: secrets withheld, a URL's password replaced by ***. */
+export function shownValue(variable: string, value: string): string {
+  if (SECRET_VARIABLES.has(variable) || /(SECRET|TOKEN|PASSWORD|API_KEY)$/.test(variable)) return 'value not shown';
+  return `got ${JSON.stringify(maskUrlPassword(value))}`;
+}
+
+/** `scheme://user:pw@host…` → `scheme://user:***@host…`; when the URL does not parse, all of user:pw is hidden. */
+export function maskUrlPassword(value: string): string {
+  const scheme = value.indexOf('://');
+  const at = value.lastIndexOf('@');
+  if (scheme < 0 || at < scheme) return value;
+  try {
+    const parsed = new URL(value);
+    if (!parsed.password) return value;
+    parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return `${value.slice(0, scheme + 3)}***${value.slice(at)}`;
+  }
+}
+
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain identifier');
 
 const envSchema = z.object({
@@ -35,6 +103,8 @@ const envSchema = z.object({
   DEDUPE_REDIS_URL: url(['redis:', 'rediss:']).optional(),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only').default('tidemark'),
   CLICKHOUSE_URL: url(['http:', 'https:']).optional(),
+  CLICKHOUSE_USER: z.string().regex(/^[^:\s]{1,128}$/, 'must be a user name without spaces or ":"').default('default'),
+  CLICKHOUSE_PASSWORD: z.string().optional(),
   CLICKHOUSE_DATABASE: identifier.default('tidemark'),
   CLICKHOUSE_CLUSTER: identifier.optional(),
   STORE_PORT: port.default(8123),
@@ -42,8 +112,11 @@ const envSchema = z.object({
   QUEUE_MEMORY_LIMIT_PERCENT: z.coerce.number().int().min(1).max(100).default(90),
   DATA_DIR: z.string().min(1).default('./data'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  TRUST_PROXY: bool.default(false),
+  TRUST_PROXY: trustProxy.default(false),
   ALLOW_SIGNUP: bool.default(true),
+  ALLOW_VOLATILE_QUEUE: bool.default(false),
+  SIGNUP_LIMIT_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(5),
+  SIGNUP_LIMIT_TOTAL: z.coerce.number().int().min(1).max(1_000_000).default(50),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: url(['http:', 'https:']).optional(),
@@ -55,11 +128,13 @@ const envSchema = z.object({
 
 type Env = z.infer<typeof envSchema>;
 
-export type Config = Omit<Env, 'PUBLIC_URL' | 'CLICKHOUSE_URL' | 'DEDUPE_REDIS_URL' | 'JWT_SECRET' | 'DATA_DIR'> & {
+export type Config = Omit<Env, 'PUBLIC_URL' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_PASSWORD' | 'DEDUPE_REDIS_URL' | 'JWT_SECRET' | 'DATA_DIR'> & {
   PUBLIC_URL: string;
   CLICKHOUSE_URL: string;
   /** True when CLICKHOUSE_URL was not set: this install runs the embedded store role. */
   EMBEDDED_STORE: boolean;
+  /** CLICKHOUSE_PASSWORD; for the embedded store when unset, the credential kept under DATA_DIR. */
+  CLICKHOUSE_PASSWORD: string;
   DEDUPE_REDIS_URL: string;
   JWT_SECRET: string;
   DATA_DIR: string;
@@ -82,7 +157,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const variable = String(issue.path[0]);
-    throw new ConfigError(variable, `${issue.message} (got ${JSON.stringify(raw[variable] ?? '')})`);
+    throw new ConfigError(variable, `${issue.message} (${shownValue(variable, raw[variable] ?? '')})`);
   }
   const env = parsed.data;
   const dataDir = path.resolve(env.DATA_DIR);
@@ -92,9 +167,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     PUBLIC_URL: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
     CLICKHOUSE_URL: env.CLICKHOUSE_URL ?? `http://127.0.0.1:${env.STORE_PORT}`,
     EMBEDDED_STORE: env.CLICKHOUSE_URL === undefined,
+    CLICKHOUSE_PASSWORD: env.CLICKHOUSE_PASSWORD ?? (env.CLICKHOUSE_URL === undefined ? storeCredential(dataDir) : ''),
     DEDUPE_REDIS_URL: env.DEDUPE_REDIS_URL ?? env.REDIS_URL,
     JWT_SECRET: env.JWT_SECRET ?? jwtSecretFor(env.NODE_ENV, dataDir),
   };
+}
+
+/** The embedded store's credential under DATA_DIR (lib/clickhouse/credential.ts), created on first use. */
+function storeCredential(dataDir: string): string {
+  try {
+    return storeCredentialFor(dataDir);
+  } catch (err) {
+    throw new ConfigError('DATA_DIR', `cannot keep the store credential: ${(err as Error).message}`);
+  }
 }
 
 /** Outside production a missing JWT_SECRET is generated once and kept under DATA_DIR, so restarts keep sessions. */

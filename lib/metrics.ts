@@ -15,7 +15,7 @@ export function createMetrics(role: string): Metrics {
     registry,
     httpRequests: new Counter({
       name: 'tidemark_http_requests_total',
-      help: 'HTTP requests answered, by route and status',
+      help: 'HTTP requests answered, by route pattern (never a real id) and status',
       labelNames: ['method', 'route', 'status'],
       registers: [registry],
     }),

@@ -3,10 +3,10 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Pool } from 'pg';
 import { authenticateApiKey, paidPlanRequired, type ApiKeyPrincipal } from '../../lib/accounts/apiKeys';
-import { SESSION_COOKIE, sessionUser, verifyJwt } from '../../lib/auth/tokens';
+import { currentTokenVersion, SESSION_COOKIE, sessionUser, verifyJwt } from '../../lib/auth/tokens';
 import { unauthorized } from '../../lib/errors';
 
-function bearer(req: Request): string | undefined {
+export function bearer(req: Request): string | undefined {
   const header = req.headers.authorization;
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -21,12 +21,15 @@ export function apiKey(res: Response): ApiKeyPrincipal {
   return res.locals.apiKey as ApiKeyPrincipal;
 }
 
-export function requireJwt(secret: string): RequestHandler {
-  return (req, res, next) => {
+/** A valid Bearer JWT whose token version is still the user's (logout and password change revoke). */
+export function requireJwt(secret: string, pool: Pool): RequestHandler {
+  return async (req, res, next) => {
     const token = bearer(req);
-    const id = token && verifyJwt(secret, token);
-    if (!id) throw unauthorized('A valid Bearer token is required');
-    res.locals.userId = id;
+    const claims = token ? verifyJwt(secret, token) : undefined;
+    if (!claims || (await currentTokenVersion(pool, claims.userId)) !== claims.tokenVersion) {
+      throw unauthorized('A valid Bearer token is required');
+    }
+    res.locals.userId = claims.userId;
     next();
   };
 }

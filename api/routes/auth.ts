@@ -4,17 +4,32 @@ import { loginBody, registerBody } from '../../lib/accounts/schemas';
 import { getTeam } from '../../lib/accounts/teams';
 import { authenticateUser, createUser, getUser, publicUser, type UserRow } from '../../lib/accounts/users';
 import { createLoginThrottle } from '../../lib/auth/throttle';
-import { createSession, deleteSession, SESSION_COOKIE, SESSION_TTL_MS, signJwt } from '../../lib/auth/tokens';
+import {
+  createSession,
+  deleteSession,
+  JWT_TTL_SECONDS,
+  revokeTokens,
+  sessionUser,
+  SESSION_COOKIE,
+  SESSION_TTL_MS,
+  signJwt,
+  verifyJwt,
+} from '../../lib/auth/tokens';
+import { rateLimited, takeAttempt, windowKeys } from '../../lib/auth/windows';
 import { forbidden, orUnavailable, unauthorized } from '../../lib/errors';
 import type { AppDeps } from '../deps';
-import { requireSession } from '../middleware/auth';
+import { bearer, requireSession } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
 import { parseBody } from '../middleware/validate';
+
+/** Sign-up limits (SIGNUP_LIMIT_PER_CLIENT, SIGNUP_LIMIT_TOTAL) count per this window. */
+export const SIGNUP_WINDOW_SECONDS = 10 * 60;
 
 export function authRoutes(deps: AppDeps): Router {
   const { pool, config } = deps;
   const router = Router();
   const throttle = createLoginThrottle(deps.redis, config.REDIS_PREFIX, config.JWT_SECRET);
+  const signupKey = windowKeys(config.REDIS_PREFIX, config.JWT_SECRET, 'signup');
   const cookieOptions: CookieOptions = {
     httpOnly: true,
     sameSite: 'lax',
@@ -31,7 +46,7 @@ export function authRoutes(deps: AppDeps): Router {
       {
         user: publicUser(user),
         team: team && { id: team.id, name: team.name, plan: team.plan },
-        token: signJwt(config.JWT_SECRET, user.id),
+        token: signJwt(config.JWT_SECRET, user.id, user.token_version),
       },
       status,
     );
@@ -40,6 +55,14 @@ export function authRoutes(deps: AppDeps): Router {
   router.post('/register', async (req, res) => {
     if (!config.ALLOW_SIGNUP) throw forbidden('Sign-up is disabled on this server');
     const body = parseBody(registerBody, req);
+    // Per client address and in total, so a script cannot mint accounts (or probe emails through 409s).
+    const wait = await orUnavailable(
+      takeAttempt(deps.redis, [
+        { key: signupKey('ip', req.ip ?? 'unknown'), limit: config.SIGNUP_LIMIT_PER_CLIENT, seconds: SIGNUP_WINDOW_SECONDS },
+        { key: signupKey('all'), limit: config.SIGNUP_LIMIT_TOTAL, seconds: SIGNUP_WINDOW_SECONDS },
+      ]),
+    );
+    if (wait > 0) throw rateLimited('Too many sign-ups; try again later', wait);
     const { user } = await createUser(pool, body);
     await signIn(res, user, 201);
   });
@@ -53,9 +76,19 @@ export function authRoutes(deps: AppDeps): Router {
     await signIn(res, user, 200);
   });
 
+  // Ends this session and revokes every JWT of its user (the cookie's and the Bearer token's, when given).
   router.post('/logout', async (req, res) => {
     const token = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
-    if (token) await deleteSession(pool, token);
+    const users = new Set<string>();
+    if (token) {
+      const sessionOwner = await sessionUser(pool, token);
+      if (sessionOwner) users.add(sessionOwner);
+      await deleteSession(pool, token);
+    }
+    const jwt = bearer(req);
+    const claims = jwt ? verifyJwt(config.JWT_SECRET, jwt) : undefined;
+    if (claims) users.add(claims.userId);
+    for (const id of users) await revokeTokens(pool, id);
     res.clearCookie(SESSION_COOKIE, cookieOptions);
     sendData(res, { logged_out: true });
   });
@@ -63,7 +96,7 @@ export function authRoutes(deps: AppDeps): Router {
   router.post('/token', requireSession(pool), async (_req, res) => {
     const user = await getUser(pool, res.locals.userId as string);
     if (!user) throw unauthorized('Session user no longer exists');
-    sendData(res, { token: signJwt(config.JWT_SECRET, user.id), expires_in: 3600 });
+    sendData(res, { token: signJwt(config.JWT_SECRET, user.id, user.token_version), expires_in: JWT_TTL_SECONDS });
   });
 
   return router;

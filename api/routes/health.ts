@@ -35,12 +35,13 @@ export function healthRoutes({ pool, redis, clickhouse, metrics, config }: AppDe
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });
 
-  // Without METRICS_TOKEN only loopback may read metrics. The socket address is used, not req.ip, so a
-  // forged X-Forwarded-For cannot pass as local.
+  // Without METRICS_TOKEN only loopback may read metrics: the connection must be local (a forged
+  // X-Forwarded-For cannot pass as local) and so must the client behind it, so a reverse proxy on this
+  // machine (TRUST_PROXY) does not make everyone it forwards local.
   router.get('/metrics', async (req: Request, res) => {
     const allowed = config.METRICS_TOKEN
       ? sameSecret(req.headers.authorization ?? '', `Bearer ${config.METRICS_TOKEN}`)
-      : LOOPBACK.has(req.socket.remoteAddress ?? '');
+      : LOOPBACK.has(req.socket.remoteAddress ?? '') && LOOPBACK.has(req.ip ?? '');
     if (!allowed) {
       res.status(config.METRICS_TOKEN ? 401 : 403).json(errorBody(config.METRICS_TOKEN ? 'UNAUTHORIZED' : 'FORBIDDEN', 'Metrics are not public'));
       return;

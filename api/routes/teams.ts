@@ -16,7 +16,7 @@ import { parseBody, pathUuid } from '../middleware/validate';
 export function teamRoutes(deps: AppDeps): Router {
   const { pool } = deps;
   const router = Router();
-  router.use(requireJwt(deps.config.JWT_SECRET));
+  router.use(requireJwt(deps.config.JWT_SECRET, deps.pool));
   const team = (req: Parameters<typeof pathUuid>[0]) => pathUuid(req, 'teamId', 'Team');
 
   router.post('/:teamId/api-keys', async (req, res) => {

@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { changePasswordBody, updateProfileBody } from '../../lib/accounts/schemas';
 import { changePassword, getUser, publicUser, updateProfile } from '../../lib/accounts/users';
-import { sha256Hex, SESSION_COOKIE } from '../../lib/auth/tokens';
+import { JWT_TTL_SECONDS, sha256Hex, SESSION_COOKIE, signJwt } from '../../lib/auth/tokens';
 import { notFound } from '../../lib/errors';
 import type { AppDeps } from '../deps';
 import { requireJwt, userId } from '../middleware/auth';
@@ -11,7 +11,7 @@ import { parseBody } from '../middleware/validate';
 
 export function userRoutes({ pool, config }: AppDeps): Router {
   const router = Router();
-  router.use(requireJwt(config.JWT_SECRET));
+  router.use(requireJwt(config.JWT_SECRET, pool));
 
   router.get('/me', async (_req, res) => {
     const user = await getUser(pool, userId(res));
@@ -27,8 +27,9 @@ export function userRoutes({ pool, config }: AppDeps): Router {
   router.put('/me/password', async (req, res) => {
     const body = parseBody(changePasswordBody, req);
     const cookie = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
-    await changePassword(pool, userId(res), body.current_password, body.new_password, cookie && sha256Hex(cookie));
-    sendData(res, { updated: true });
+    // Every earlier JWT (this one too) is revoked and other sessions end; the caller gets a fresh token.
+    const version = await changePassword(pool, userId(res), body.current_password, body.new_password, cookie && sha256Hex(cookie));
+    sendData(res, { updated: true, token: signJwt(config.JWT_SECRET, userId(res), version), expires_in: JWT_TTL_SECONDS });
   });
 
   return router;

@@ -27,7 +27,7 @@ import { teamMemberRoutes } from './teamMembers';
 export function websiteRoutes(deps: AppDeps, sites: SiteConfigCache): Router {
   const { pool } = deps;
   const router = Router();
-  router.use(requireJwt(deps.config.JWT_SECRET));
+  router.use(requireJwt(deps.config.JWT_SECRET, deps.pool));
 
   router.post('/', async (req, res) => {
     const body = parseBody(createWebsiteBody, req);

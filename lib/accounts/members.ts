@@ -62,22 +62,29 @@ async function activeOwners(db: PoolClient, teamId: string): Promise<number> {
   return Number(rows[0].n);
 }
 
-/** Adds (or reactivates) a registered user. Returns the member record. */
+/**
+ * Adds (or reactivates) a registered user. The answers are ordered so that they say no more about an email
+ * than the spec makes an admin's 404 say: "already a member" (which the member list shows anyway), then the
+ * plan's cap — so a team that cannot grow (every free team) learns nothing about whether the email is
+ * registered — and only then 404 for an unknown email.
+ */
 export async function addMember(pool: Pool, teamId: string, actorRole: Role, email: string, role: Role = 'viewer') {
   ownerOnly(actorRole, role);
-  const user = await findUserByEmail(pool, email);
-  if (!user) throw notFound('No registered user has this email');
   return withTransaction(pool, async (client) => {
     const team = await lockTeam(client, teamId);
-    const existing = (
-      await client.query<{ id: string; deactivated_at: Date | null }>(
-        'SELECT id, deactivated_at FROM team_members WHERE team_id = $1 AND user_id = $2',
-        [teamId, user.id],
-      )
-    ).rows[0];
+    const user = await findUserByEmail(client, email);
+    const existing = user
+      ? (
+          await client.query<{ id: string; deactivated_at: Date | null }>(
+            'SELECT id, deactivated_at FROM team_members WHERE team_id = $1 AND user_id = $2',
+            [teamId, user.id],
+          )
+        ).rows[0]
+      : undefined;
     if (existing && !existing.deactivated_at) throw conflict('This user is already a member of the team');
     const cap = planLimits(team).maxTeamMembers;
     if (cap !== null && (await countActiveMembers(client, teamId)) >= cap) throw planLimitReached('team members', cap);
+    if (!user) throw notFound('No registered user has this email');
     const { rows } = existing
       ? await client.query<{ id: string }>(
           'UPDATE team_members SET role = $2, deactivated_at = NULL WHERE id = $1 RETURNING id',

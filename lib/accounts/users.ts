@@ -13,9 +13,11 @@ export interface UserRow {
   default_team_id: string | null;
   created_at: Date;
   updated_at: Date;
+  /** Version every JWT of the user carries; raised to revoke them (lib/auth/tokens.ts). */
+  token_version: number;
 }
 
-const USER_COLUMNS = 'id, email, full_name, avatar_url, default_team_id, created_at, updated_at';
+const USER_COLUMNS = 'id, email, full_name, avatar_url, default_team_id, created_at, updated_at, token_version';
 
 export function publicUser(u: UserRow) {
   return {
@@ -88,8 +90,8 @@ export async function getUser(pool: Pool, userId: string): Promise<UserRow | und
   return rows[0];
 }
 
-export async function findUserByEmail(pool: Pool, email: string): Promise<UserRow | undefined> {
-  const { rows } = await pool.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [email]);
+export async function findUserByEmail(db: Pool | PoolClient, email: string): Promise<UserRow | undefined> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [email]);
   return rows[0];
 }
 
@@ -106,15 +108,23 @@ export async function updateProfile(pool: Pool, userId: string, body: UpdateProf
   return rows[0];
 }
 
-/** Sets a new password and ends every other session of the user. */
-export async function setPassword(pool: Pool, userId: string, newPassword: string, keepSessionHash?: string): Promise<void> {
+/**
+ * Sets a new password, ends every other session of the user and revokes every JWT issued so far. Returns
+ * the new token version, so the caller can be handed a fresh token.
+ */
+export async function setPassword(pool: Pool, userId: string, newPassword: string, keepSessionHash?: string): Promise<number> {
   const hash = await hashPassword(newPassword);
-  await withTransaction(pool, async (client) => {
-    await client.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [userId, hash]);
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ token_version: number }>(
+      'UPDATE users SET password_hash = $2, token_version = token_version + 1, updated_at = now() WHERE id = $1 RETURNING token_version',
+      [userId, hash],
+    );
+    if (!rows[0]) throw notFound('User not found');
     await client.query('DELETE FROM user_sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2', [
       userId,
       keepSessionHash ?? null,
     ]);
+    return rows[0].token_version;
   });
 }
 
@@ -124,10 +134,10 @@ export async function changePassword(
   current: string,
   next: string,
   keepSessionHash?: string,
-): Promise<void> {
+): Promise<number> {
   const { rows } = await pool.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [userId]);
   if (!rows[0] || !(await verifyPassword(rows[0].password_hash, current))) {
     throw unauthorized('Current password is incorrect');
   }
-  await setPassword(pool, userId, next, keepSessionHash);
+  return setPassword(pool, userId, next, keepSessionHash);
 }

@@ -1,7 +1,9 @@
 // Dashboard credentials: short-lived HS256 JWTs and the server-side session behind the cookie.
 import { createHash, randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+
+type Queryable = Pool | PoolClient;
 
 export const JWT_ISSUER = 'tidemark';
 export const JWT_AUDIENCE = 'tidemark-dashboard';
@@ -13,8 +15,12 @@ export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-export function signJwt(secret: string, userId: string): string {
-  return jwt.sign({}, secret, {
+/**
+ * `ver` is the user's token version when the token was issued: logout and a password change raise it, which
+ * revokes every token issued before, even one issued in the same second (iat has whole seconds only).
+ */
+export function signJwt(secret: string, userId: string, tokenVersion: number): string {
+  return jwt.sign({ ver: tokenVersion }, secret, {
     algorithm: 'HS256',
     subject: userId,
     issuer: JWT_ISSUER,
@@ -23,14 +29,39 @@ export function signJwt(secret: string, userId: string): string {
   });
 }
 
-/** Returns the user id, or undefined for any token that is not ours: other algorithm, signature, audience, expired. */
-export function verifyJwt(secret: string, token: string): string | undefined {
+const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface JwtClaims {
+  userId: string;
+  tokenVersion: number;
+}
+
+/** The claims, or undefined for any token that is not ours: other algorithm, signature, audience, expired. */
+export function verifyJwt(secret: string, token: string): JwtClaims | undefined {
   try {
     const payload = jwt.verify(token, secret, { algorithms: ['HS256'], issuer: JWT_ISSUER, audience: JWT_AUDIENCE });
-    return typeof payload === 'object' && typeof payload.sub === 'string' ? payload.sub : undefined;
+    // sub is looked up as a uuid column: anything else is not a token of ours.
+    if (typeof payload !== 'object' || typeof payload.sub !== 'string' || !USER_ID.test(payload.sub)) return undefined;
+    const ver: unknown = payload.ver;
+    return typeof ver === 'number' && Number.isSafeInteger(ver) ? { userId: payload.sub, tokenVersion: ver } : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The user's current token version; undefined when the user no longer exists. */
+export async function currentTokenVersion(db: Queryable, userId: string): Promise<number | undefined> {
+  const { rows } = await db.query<{ token_version: number }>('SELECT token_version FROM users WHERE id = $1', [userId]);
+  return rows[0]?.token_version;
+}
+
+/** Revokes every JWT issued to the user so far; returns the new version (for a token issued right after). */
+export async function revokeTokens(db: Queryable, userId: string): Promise<number> {
+  const { rows } = await db.query<{ token_version: number }>(
+    'UPDATE users SET token_version = token_version + 1 WHERE id = $1 RETURNING token_version',
+    [userId],
+  );
+  return rows[0]?.token_version ?? 0;
 }
 
 export async function createSession(pool: Pool, userId: string): Promise<{ token: string; expiresAt: Date }> {

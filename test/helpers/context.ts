@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
-import { createClickHouse } from '../../lib/clickhouse/client';
+import { clickHouseTarget, createClickHouse } from '../../lib/clickhouse/client';
 import { loadConfig, type Config } from '../../lib/config';
 import { createPool, ensureDatabase, quoteIdent } from '../../lib/db/pool';
 import { migrate } from '../../lib/db/migrate';
@@ -33,6 +33,14 @@ export function storeUrl(): string {
   return urls[(worker - 1) % urls.length];
 }
 
+/** The credential of the store process this jest worker owns (its CLICKHOUSE_PASSWORD). */
+export function storePassword(): string {
+  const passwords = (process.env.TIDEMARK_TEST_STORE_PASSWORDS ?? '').split(',').filter(Boolean);
+  if (passwords.length === 0) throw new Error('no test store running (global-setup.ts)');
+  const worker = Number(process.env.JEST_WORKER_ID ?? '1');
+  return passwords[(worker - 1) % passwords.length];
+}
+
 export function uniqueName(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
 }
@@ -46,11 +54,15 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     REDIS_URL,
     REDIS_PREFIX: uniqueName('tmtest'),
     CLICKHOUSE_URL: storeUrl(),
+    CLICKHOUSE_PASSWORD: storePassword(),
     CLICKHOUSE_DATABASE: uniqueName('t'),
     DATA_DIR: path.join(os.tmpdir(), uniqueName('tidemark-data')),
     JWT_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'silent',
     PORT: '3000',
+    // Every test registers its users from 127.0.0.1; the sign-up limits have their own tests.
+    SIGNUP_LIMIT_PER_CLIENT: '100000',
+    SIGNUP_LIMIT_TOTAL: '100000',
     ...overrides,
   });
 }
@@ -66,14 +78,13 @@ export async function createTestContext(overrides: Record<string, string> = {}):
   const logger = createLogger(config.LOG_LEVEL, 'test');
   await ensureDatabase(config.DATABASE_URL);
   const pool = createPool(config.DATABASE_URL, 5);
-  const clickhouse = createClickHouse({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE });
+  const clickhouse = createClickHouse(clickHouseTarget(config));
   const redis = createRedis(config.REDIS_URL, 'request', 'tidemark-test');
   await waitReady(redis);
   await migrate({
     pool,
     clickhouse,
-    clickhouseUrl: config.CLICKHOUSE_URL,
-    clickhouseDatabase: config.CLICKHOUSE_DATABASE,
+    clickhouseTarget: clickHouseTarget(config),
     logger,
   });
   const ingestQueue = createProducerQueue(QUEUE_NAMES.ingest, config.REDIS_URL, config.REDIS_PREFIX);

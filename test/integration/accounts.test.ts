@@ -142,9 +142,20 @@ describe('JWT verification', () => {
     expect(res.body.error.code).toBe('UNAUTHORIZED');
   });
 
-  it('accepts a correctly signed token', async () => {
-    const token = jwt.sign({ ...base, sub: userId }, ctx.config.JWT_SECRET, { algorithm: 'HS256', expiresIn: 60 });
+  it('accepts a correctly signed token that carries the current token version', async () => {
+    const token = jwt.sign({ ...base, sub: userId, ver: 0 }, ctx.config.JWT_SECRET, { algorithm: 'HS256', expiresIn: 60 });
     expect((await call('GET', '/api/users/me', { token })).status).toBe(200);
+  });
+
+  it.each([
+    ['no token version', { ver: undefined }],
+    ['a token version that is not current', { ver: 1 }],
+    ['a subject that is not a user id', { sub: 'not-a-uuid', ver: 0 }],
+  ])('rejects a correctly signed token with %s with 401', async (_label, over) => {
+    const token = jwt.sign({ ...base, sub: userId, ...over }, ctx.config.JWT_SECRET, { algorithm: 'HS256', expiresIn: 60 });
+    const res = await call('GET', '/api/users/me', { token });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('UNAUTHORIZED');
   });
 });
 

@@ -16,7 +16,7 @@ let ctx: TestContext;
 
 // TRUST_PROXY lets a browser test give itself a geolocatable address through X-Forwarded-For.
 beforeAll(async () => {
-  ctx = await createTestContext({ TRUST_PROXY: 'true' });
+  ctx = await createTestContext({ TRUST_PROXY: 'loopback' });
 });
 afterAll(async () => {
   await ctx.close();

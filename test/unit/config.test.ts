@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../lib/config';
+import { ConfigError, loadConfig, maskUrlPassword, shownValue } from '../../lib/config';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'tidemark-config-'));
 
@@ -25,6 +25,8 @@ describe('loadConfig', () => {
       QUEUE_MEMORY_LIMIT_PERCENT: 90,
       TRUST_PROXY: false,
       ALLOW_SIGNUP: true,
+      SIGNUP_LIMIT_PER_CLIENT: 5,
+      SIGNUP_LIMIT_TOTAL: 50,
       OPENAI_MODEL: 'gpt-4o-mini',
       LOG_LEVEL: 'info',
     });
@@ -49,8 +51,10 @@ describe('loadConfig', () => {
       QUEUE_MEMORY_LIMIT_PERCENT: '75',
       DATA_DIR: '/var/lib/tidemark',
       JWT_SECRET: 's'.repeat(40),
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: '2',
       ALLOW_SIGNUP: 'false',
+      SIGNUP_LIMIT_PER_CLIENT: '7',
+      SIGNUP_LIMIT_TOTAL: '70',
       METRICS_TOKEN: 'm'.repeat(20),
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1',
@@ -74,8 +78,10 @@ describe('loadConfig', () => {
       QUEUE_MEMORY_LIMIT_PERCENT: 75,
       DATA_DIR: '/var/lib/tidemark',
       JWT_SECRET: 's'.repeat(40),
-      TRUST_PROXY: true,
+      TRUST_PROXY: 2,
       ALLOW_SIGNUP: false,
+      SIGNUP_LIMIT_PER_CLIENT: 7,
+      SIGNUP_LIMIT_TOTAL: 70,
       OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1',
       OPENAI_MODEL: 'gpt-x',
       GEOIP_CITY_DB_V4: '/geo/v4.mmdb',
@@ -91,6 +97,9 @@ describe('loadConfig', () => {
     ['REDIS_PREFIX', 'has space'],
     ['CLICKHOUSE_DATABASE', 'drop;table'],
     ['TRUST_PROXY', 'maybe'],
+    ['TRUST_PROXY', 'true'],
+    ['SIGNUP_LIMIT_PER_CLIENT', '0'],
+    ['SIGNUP_LIMIT_TOTAL', 'many'],
     ['LOG_LEVEL', 'loud'],
     ['BACKGROUND_PRIORITY', 'realtime'],
     ['QUEUE_MEMORY_LIMIT_PERCENT', '0'],
@@ -109,6 +118,51 @@ describe('loadConfig', () => {
     expect((error as Error).message).toContain(variable);
   });
 
+  describe('errors never echo a secret', () => {
+    const failure = (env: Record<string, string>): ConfigError => {
+      try {
+        loadConfig({ DATA_DIR: tmp(), ...env });
+      } catch (err) {
+        if (err instanceof ConfigError) return err;
+        throw err;
+      }
+      throw new Error('expected a ConfigError');
+    };
+
+    it.each([
+      ['JWT_SECRET', 'too-short-but-secret'],
+      ['METRICS_TOKEN', 'short-token'],
+    ])('%s: names the variable, not the value', (variable, value) => {
+      const err = failure({ [variable]: value });
+      expect(err.variable).toBe(variable);
+      expect(err.message).toContain(variable);
+      expect(err.message).not.toContain(value);
+      expect(err.message.split('\n')).toHaveLength(1);
+    });
+
+    it.each(['JWT_SECRET', 'METRICS_TOKEN', 'OPENAI_API_KEY', 'CLICKHOUSE_PASSWORD'])('%s is never shown', (variable) => {
+      expect(shownValue(variable, 'hunter2-hunter2')).not.toContain('hunter2');
+    });
+
+    it.each([
+      ['DATABASE_URL', 'mysql://tidemark:hunter2@db.internal:3306/x', 'mysql://tidemark:***@db.internal:3306/x'],
+      ['REDIS_URL', 'http://default:hunter2@cache:6379', 'http://default:***@cache:6379'],
+      ['DEDUPE_REDIS_URL', 'redis://u:hunter2@bad host:6379', 'redis://***@bad host:6379'],
+      ['CLICKHOUSE_URL', 'ftp://admin:hunter2@ch:8123', 'ftp://admin:***@ch:8123'],
+    ])('%s: shows the URL with its password replaced by ***', (variable, value, shown) => {
+      const err = failure({ [variable]: value });
+      expect(err.variable).toBe(variable);
+      expect(err.message).not.toContain('hunter2');
+      expect(err.message).toContain(shown);
+    });
+
+    it('leaves a URL without a password and a plain value as they are', () => {
+      expect(maskUrlPassword('redis://cache:6379')).toBe('redis://cache:6379');
+      expect(maskUrlPassword('postgres://user@db/x')).toBe('postgres://user@db/x');
+      expect(failure({ PORT: 'eighty' }).message).toContain('"eighty"');
+    });
+  });
+
   it('requires JWT_SECRET in production and generates one once otherwise', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: tmp() })).toThrow(/JWT_SECRET/);
     const dir = tmp();
@@ -116,6 +170,21 @@ describe('loadConfig', () => {
     expect(first.length).toBeGreaterThanOrEqual(32);
     expect(loadConfig({ DATA_DIR: dir }).JWT_SECRET).toBe(first);
     expect(fs.statSync(path.join(dir, 'jwt-secret')).mode & 0o077).toBe(0);
+  });
+
+  it('CLICKHOUSE_PASSWORD is the embedded store credential kept under DATA_DIR unless set; a server gets what is set', () => {
+    const dir = tmp();
+    const embedded = loadConfig({ DATA_DIR: dir });
+    expect(embedded.CLICKHOUSE_USER).toBe('default');
+    expect(embedded.CLICKHOUSE_PASSWORD).toBe(fs.readFileSync(path.join(dir, 'store-credential'), 'utf8'));
+    expect(fs.statSync(path.join(dir, 'store-credential')).mode & 0o777).toBe(0o600);
+    expect(loadConfig({ DATA_DIR: dir }).CLICKHOUSE_PASSWORD).toBe(embedded.CLICKHOUSE_PASSWORD);
+    expect(loadConfig({ DATA_DIR: dir, CLICKHOUSE_PASSWORD: 'chosen-by-the-operator' }).CLICKHOUSE_PASSWORD).toBe('chosen-by-the-operator');
+    const server = tmp();
+    const remote = loadConfig({ DATA_DIR: server, CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_USER: 'tidemark' });
+    expect(remote).toMatchObject({ CLICKHOUSE_USER: 'tidemark', CLICKHOUSE_PASSWORD: '', EMBEDDED_STORE: false });
+    expect(fs.existsSync(path.join(server, 'store-credential'))).toBe(false);
+    expect(() => loadConfig({ DATA_DIR: dir, CLICKHOUSE_USER: 'a:b' })).toThrow(/CLICKHOUSE_USER/);
   });
 
   it('a bad value stops a role at start-up with one line naming the variable', () => {
