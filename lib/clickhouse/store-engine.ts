@@ -36,7 +36,7 @@ const FIXED_SETTINGS = [
   'input_format_record_errors_file_path', 'format_schema', 'output_format_schema', 'format_template_resultset',
   'format_template_row', 'format_template_rows_between_delimiter', 'additional_table_filters',
   'additional_result_filter', 'dialect', 'default_table_engine', 'default_temporary_table_engine',
-  'parallel_replicas_custom_key', 'allow_experimental_eval_table_function',
+  'parallel_replicas_custom_key', 'allow_experimental_eval_table_function', 'rename_files_after_processing',
 ];
 
 const GRANTS = [

@@ -39,6 +39,10 @@ export function inspectStatement(sql: string, policy: GuardPolicy): Inspection {
   const keyword = (tokens.find((t) => !(t.kind === 'punct' && t.text === '('))?.text ?? '').toUpperCase();
   const accessDenied = (message: string): Inspection => ({ keyword, refusal: { code: 497, type: 'ACCESS_DENIED', message } });
   if (DENIED_STATEMENTS.has(keyword)) return accessDenied(`${keyword} is not allowed by the embedded store`);
+  // Text the store appends (a SETTINGS clause) must never land inside a string or comment the client opened.
+  if (tokens.at(-1)?.kind === 'open') {
+    return { keyword, refusal: { code: 62, type: 'SYNTAX_ERROR', message: 'Unterminated string, quoted identifier, heredoc or comment' } };
+  }
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     if (t.kind === 'punct' && t.text === ';' && i + 1 < tokens.length) {
@@ -83,7 +87,8 @@ function deniedIn(tokens: Token[], i: number, policy: GuardPolicy, depth: number
 // ---- tokens ----------------------------------------------------------------------------------------------
 
 export interface Token {
-  kind: 'word' | 'quoted' | 'string' | 'punct';
+  /** 'open': a string, quoted identifier, heredoc or comment that the text never closes (always the last token). */
+  kind: 'word' | 'quoted' | 'string' | 'punct' | 'open';
   /** A word or punctuation as written; a quoted identifier or string unescaped. */
   text: string;
 }
@@ -137,8 +142,16 @@ function* lex(sql: string): Generator<Token> {
       i = eol === -1 ? n : eol;
     } else if (c === '/' && c1 === '*') {
       i = blockCommentEnd(sql, i + 2);
+      if (i === -1) {
+        yield { kind: 'open', text: '/*' };
+        return;
+      }
     } else if (c === "'" || c === '"' || c === '`') {
       const end = quotedEnd(sql, i);
+      if (end === n) {
+        yield { kind: 'open', text: c };
+        return;
+      }
       yield { kind: c === "'" ? 'string' : 'quoted', text: unquote(sql.slice(i + 1, end), c) };
       i = end + 1;
     } else if (c === '$') {
@@ -148,6 +161,9 @@ function* lex(sql: string): Generator<Token> {
       if (end !== -1) {
         yield { kind: 'string', text: sql.slice(close + 1, end) };
         i = end + delimiter.length;
+      } else if (delimiter && /^\$[A-Za-z0-9_]*\$$/.test(delimiter)) {
+        yield { kind: 'open', text: delimiter };
+        return;
       } else if (!isWordChar(c1)) {
         yield { kind: 'punct', text: c };
         i++;
@@ -170,7 +186,7 @@ function* word(sql: string, from: number): Generator<Token, number> {
   return i;
 }
 
-/** Index past the `*\/` that closes a comment opened before `from`; comments nest. */
+/** Index past the `*\/` that closes a comment opened before `from` (comments nest), or -1 when none does. */
 function blockCommentEnd(sql: string, from: number): number {
   let depth = 1;
   let i = from;
@@ -183,7 +199,7 @@ function blockCommentEnd(sql: string, from: number): number {
       if (--depth === 0) return i;
     } else i++;
   }
-  return sql.length;
+  return -1;
 }
 
 /** Index of the quote closing the one at `from` (a doubled quote and a backslash escape do not close). */

@@ -252,7 +252,11 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
         : session.queryAsync(text, { format: p.format });
     let result: ChdbResult;
     if (OUTPUT_STATEMENTS.has(keyword)) {
-      result = await gate.run(p.database, false, () => run(withSettingsClause(sql, p.settings)));
+      // The statement that runs is checked whole: setting values from the URL become part of its text.
+      const text = withSettingsClause(sql, p.settings);
+      const appended = text === sql ? undefined : inspectStatement(text, policy).refusal;
+      if (appended) throw new StoreError(appended.code, appended.type, appended.message);
+      result = await gate.run(p.database, false, () => run(text));
     } else {
       // DDL, ALTER, INSERT … SELECT/VALUES: a trailing SETTINGS could mean table settings, so apply them with
       // SET while nothing else runs, and reset them before anything else can. Output settings have no use here.

@@ -174,6 +174,44 @@ describe('GET is read-only', () => {
   });
 });
 
+describe('setting values from the URL', () => {
+  const jwtPath = () => path.join(dataDir, 'jwt-secret');
+  const withSetting = (method: 'GET' | 'POST', sql: string, value: string) => {
+    const setting = `log_comment=${encodeURIComponent(value)}`;
+    return method === 'GET'
+      ? send({ method: 'GET', path: `/?query=${encodeURIComponent(sql)}&${setting}` })
+      : send({ path: `/?${setting}`, body: sql });
+  };
+
+  test.each([
+    ['POST', "SELECT 'x", (): string => ` AS a, file($$${jwtPath()}$$) AS s --`],
+    ['GET', "SELECT 'x", (): string => ` AS a, file($$${jwtPath()}$$) AS s --`],
+    ['POST', 'SELECT 1 AS "x', (): string => `", file($$${jwtPath()}$$) AS s --`],
+    ['POST', 'SELECT 1 AS `x', (): string => `\`, file($$${jwtPath()}$$) AS s --`],
+    ['POST', 'SELECT $h$x', (): string => `$h$ AS a, file($$${jwtPath()}$$) AS s --`],
+    ['POST', 'SELECT 1 /* x', (): string => `*/, file($$${jwtPath()}$$) AS s --`],
+    ['POST', "SELECT 'x", (): string => '; SELECT 42 --'],
+  ] as const)('%s %s with a value that would close it is refused, and reads nothing', async (method, sql, value) => {
+    const r = await withSetting(method, sql, value());
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(r.text).not.toContain(secrets.jwt);
+    expect(r.text).not.toContain('42');
+  });
+
+  test('a value that would write a file over an unterminated string writes nothing', async () => {
+    const before = fs.readFileSync(jwtPath(), 'utf8');
+    const r = await withSetting('POST', "SELECT 'x", ` AS a, $$attacker$$ AS b INTO OUTFILE $$${jwtPath()}$$ TRUNCATE FORMAT TSVRaw --`);
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(fs.readFileSync(jwtPath(), 'utf8')).toBe(before);
+  });
+
+  test('ordinary setting values, quotes included, still apply', async () => {
+    const r = await withSetting('POST', "SELECT getSetting('log_comment') FORMAT TSVRaw", "it's $$ -- /* fine");
+    expect(r.status).toBe(200);
+    expect(r.text).toBe("it's $$ -- /* fine\n");
+  });
+});
+
 describe('files', () => {
   const paths = () => ({ passwd: '/etc/passwd', credential: path.join(dataDir, 'store-credential'), jwt: path.join(dataDir, 'jwt-secret') });
   const lit = (p: string) => `'${p}'`;

@@ -70,3 +70,14 @@ describe('store guard: refusals', () => {
     expect(inspect(sql).refusal).toMatchObject({ code: 62, type: 'SYNTAX_ERROR' });
   });
 });
+
+describe('store guard: text the client leaves open', () => {
+  // The store appends a SETTINGS clause to SELECT-like statements; nothing the client opened may swallow it.
+  it.each(["SELECT 'x", 'SELECT 1 AS "x', 'SELECT 1 AS `x', 'SELECT $h$x', 'SELECT 1 /* x', "SELECT 1 /* a /* b */ 'x' "])('%s is refused', (sql) => {
+    expect(inspect(sql).refusal).toMatchObject({ code: 62, type: 'SYNTAX_ERROR' });
+  });
+
+  it.each(["SELECT 'it''s'", 'SELECT 1 /* a /* b */ */', "SELECT $h$x$h$ -- 'open", 'SELECT 1 -- /* open'])('%s is whole', (sql) => {
+    expect(inspect(sql).refusal).toBeUndefined();
+  });
+});
