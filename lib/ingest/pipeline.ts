@@ -28,8 +28,8 @@ export interface IngestDeps {
   salts: DailySalts;
   goals: ActiveGoalsCache;
   idempotency: IdempotencyKeys;
-  /** Enqueues a job (id = the request's token); with `claims`, writes its queued mark (lib/queue/ingestMarks.ts). */
-  enqueue: (jobId: string, job: QueuedIngest, opts: { claims: boolean }) => Promise<'queued' | 'voided'>;
+  /** Enqueues a job (id = the request's token); with `mark`, writes its queued mark (lib/queue/ingestMarks.ts). */
+  enqueue: (jobId: string, job: QueuedIngest, opts: { mark: boolean }) => Promise<'queued' | 'voided'>;
   /** Per request token: true when its job is queued, else voids it (lib/queue/ingestMarks.ts). */
   voidUnlessQueued: (tokens: readonly string[]) => Promise<boolean[]>;
   /** Per request token: whether its job is queued (read-only). */
@@ -113,7 +113,7 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
   if (accepted.includes(true)) {
     // Duplicates (rare: a retry's are usually all duplicates, and then there is no job) leave the payload.
     const job = accepted.includes(false) ? keepRows(packed, accepted) : packed;
-    const queued = await enqueueOrVoid(deps, token, job, claimed.includes(true));
+    const queued = await enqueueOrVoid(deps, token, job);
     if (!queued) {
       // Claims this request still holds are taken over by the retry: its holder (this token) is void.
       throw serviceUnavailable('Events could not be queued; retry with the same idempotency keys');
@@ -186,16 +186,32 @@ async function awaitYoungHolders(deps: IngestDeps, holders: string[]): Promise<v
  * timeout): the job is then voided unless its queued mark shows it got in, so the answer is never a 503
  * for events that will be written, nor a 200 for events that will not.
  */
-async function enqueueOrVoid(deps: IngestDeps, token: string, job: QueuedIngest, claims: boolean): Promise<boolean> {
+async function enqueueOrVoid(deps: IngestDeps, token: string, job: QueuedIngest): Promise<boolean> {
   try {
-    return (await deps.enqueue(token, job, { claims })) === 'queued';
+    // Every server job carries its queued mark, keyed events or not: "answered 503" then always means void.
+    return (await deps.enqueue(token, job, { mark: true })) === 'queued';
   } catch (err) {
     if (err instanceof HttpError) throw err; // a refusal by design (queue Redis full): nothing was written
     deps.logger.error({ err: (err as Error).message }, 'enqueue failed; settling whether the job got in');
-    const [queued] = await deps.voidUnlessQueued([token]).catch(() => [false]);
-    return queued;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await deps.voidUnlessQueued([token]))[0];
+      } catch (settleErr) {
+        // Unsettled, the job may still land: keyed events are then answered deduped on retry, keyless ones
+        // may be stored twice (README: at least once while the queue's Redis is unreachable).
+        if (attempt === SETTLE_ATTEMPTS) {
+          deps.logger.error({ err: (settleErr as Error).message }, 'could not settle a failed enqueue');
+          return false;
+        }
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_PAUSE_MS));
+      }
+    }
   }
 }
+
+/** Tries at settling a failed enqueue (each bounded by the client's command timeout), and the pause between them. */
+const SETTLE_ATTEMPTS = 3;
+const SETTLE_PAUSE_MS = 500;
 
 /** What a built event leaves for after the claim: its place in the batch, its key, its presence hit. */
 interface Built {

@@ -30,22 +30,24 @@ export function ingestPayloadKey(queueQualifiedName: string, jobId: string): str
 /**
  * Enqueues an ingest job, refused with a 503 (nothing written) while the queue's Redis is at or over
  * `memoryLimitPercent` of its maxmemory (memoryHeadroom.ts). `ensureRoom` is the same check alone, for a
- * caller with work to skip first (the server pipeline's idempotency claim). With `claims`, the job carries
- * idempotency claims: its queued mark is written with it, and the answer is 'voided' when another request
- * voided this one first (its events will not be written). `voidUnlessQueued` settles, after an enqueue
+ * caller with work to skip first (the server pipeline's idempotency claim). With `mark` (every server
+ * job), the job's queued mark is written with it, and the answer is 'voided' when the request was voided
+ * first (its events will not be written). `voidUnlessQueued` settles, after an enqueue
  * whose outcome is unknown, whether the job got in.
  */
 export function ingestEnqueuer(queue: ProducerQueue, memoryLimitPercent: number, logger?: Logger) {
   const guard = new QueueMemoryHeadroom(queue.ownRedis(), memoryLimitPercent, logger);
   const qn = queue.qualifiedName;
-  const enqueue = async (jobId: string, { data, payload }: QueuedIngest, { claims = false } = {}): Promise<'queued' | 'voided'> => {
+  const enqueue = async (jobId: string, { data, payload }: QueuedIngest, { mark = false } = {}): Promise<'queued' | 'voided'> => {
     await guard.ensure();
     const opts = { ...INGEST_JOB_OPTIONS, jobId };
-    if (data.rows === 0 && !claims) {
+    if (data.rows === 0 && !mark) {
       await queue.addNow(INGEST_JOB_NAME, data, opts);
       return 'queued';
     }
-    const marks = claims ? { queued: queuedMarkKey(qn, jobId), void: voidMarkKey(qn, jobId), ttlSeconds: QUEUED_MARK_TTL_SECONDS } : undefined;
+    const marks = mark
+      ? { queued: queuedMarkKey(qn, jobId), void: voidMarkKey(qn, jobId), job: queue.toKey(jobId), ttlSeconds: QUEUED_MARK_TTL_SECONDS }
+      : undefined;
     return (await queue.addWithPayload(INGEST_JOB_NAME, data, opts, ingestPayloadKey(qn, jobId), payload, marks)) ? 'queued' : 'voided';
   };
   return Object.assign(enqueue, {

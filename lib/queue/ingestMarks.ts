@@ -19,8 +19,12 @@ export const VOID_MARK_TTL_SECONDS = 30 * 24 * 3600;
 export const queuedMarkKey = (queueQualifiedName: string, token: string) => `${queueQualifiedName}:queued:${token}`;
 export const voidMarkKey = (queueQualifiedName: string, token: string) => `${queueQualifiedName}:void:${token}`;
 
-/** Run inside the job's MULTI. KEYS: queued mark, void mark; ARGV: ttl. Answers 1 when marked queued, 0 when void. */
+/**
+ * Run inside the job's MULTI, after the job's add. KEYS: queued mark, void mark, the job's hash; ARGV: ttl.
+ * Answers 1 when marked queued, 0 when void, -1 when the job is not there.
+ */
 export const MARK_QUEUED_UNLESS_VOID = `
+if redis.call('EXISTS', KEYS[3]) == 0 then return -1 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('SET', KEYS[1], '1', 'EX', ARGV[1])
 return 1`;

@@ -45,19 +45,24 @@ export class ProducerQueue extends Queue {
     opts: JobsOptions & { jobId: string },
     payloadKey: string,
     payload: Buffer,
-    marks?: { queued: string; void: string; ttlSeconds: number },
+    marks?: { queued: string; void: string; job: string; ttlSeconds: number },
   ): Promise<boolean> {
     if (this.ownConnection.status !== 'ready') throw new Error(`queue Redis is ${this.ownConnection.status}`);
     // BullMQ's own client has its scripts loaded; its transactions are ioredis ones, which also take SET.
     const multi = (await this.getBackend().client).multi() as ReturnType<Redis['multi']> & Parameters<Job['addJob']>[0];
-    if (marks) multi.eval(MARK_QUEUED_UNLESS_VOID, 2, marks.queued, marks.void, String(marks.ttlSeconds));
     multi.set(payloadKey, payload);
     const added = new Job(this, name, data, opts, opts.jobId).addJob(multi);
+    // Last, so that it sees the job: a MULTI does not roll back, and a mark without its job would make
+    // the job's events look queued.
+    if (marks) multi.eval(MARK_QUEUED_UNLESS_VOID, 3, marks.queued, marks.void, marks.job, String(marks.ttlSeconds));
     const replies = await multi.exec();
     await added; // rejects when the add script refused the job
     const failed = replies?.find(([err]) => err);
     if (!replies || failed) throw failed?.[0] ?? new Error('queue transaction aborted');
-    return !marks || replies[0][1] === 1;
+    if (!marks) return true;
+    const marked = replies[replies.length - 1][1];
+    if (marked === -1) throw new Error('ingest job missing after its transaction');
+    return marked === 1;
   }
 
   ownRedis(): Redis {

@@ -76,6 +76,25 @@ describe('within one web role', () => {
     expect(await stored(ctx, keysOf(batch), 20)).toEqual({ rows: 20, distinct: 20 });
   });
 
+  it('events without keys whose enqueue reply was lost but which landed are answered 200 and stored once', async () => {
+    const batch = batchOf(10, 'lost-reply-keyless').map((e) => ({ ...e, idempotencyKey: undefined }));
+    const queue = ctx.ingestQueue as ProducerQueue;
+    const real = queue.addWithPayload.bind(queue);
+    const spy = jest.spyOn(queue, 'addWithPayload').mockImplementationOnce(async (...args) => {
+      await real(...args);
+      throw new Error('Command timed out');
+    });
+    try {
+      const res = await fx.post(batch);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ acceptedCount: 10, dedupedCount: 0 });
+    } finally {
+      spy.mockRestore();
+    }
+    const where = `pathname = '/lost-reply-keyless'`;
+    expect(await stored(ctx, [], 10, 30_000, where)).toEqual({ rows: 10, distinct: 1 }); // no keys: one empty key
+  });
+
   it('an enqueue that failed without landing is answered 503 and its retry accepted', async () => {
     const batch = batchOf(20, 'no-landing');
     const spy = jest.spyOn(ctx.ingestQueue as ProducerQueue, 'addWithPayload').mockRejectedValueOnce(new Error('Connection is closed.'));

@@ -196,15 +196,15 @@ describe('job payloads', () => {
     const enqueue = ingestEnqueuer(ctx.ingestQueue, 100);
     // Landed first, voided after (a request whose enqueue reply was lost and that then answered 503).
     const lateVoid = randomUUID();
-    expect(await enqueue(lateVoid, job('/voided-c'), { claims: false })).toBe('queued');
+    expect(await enqueue(lateVoid, job('/voided-c'), { mark: false })).toBe('queued');
     expect(await enqueue.voidUnlessQueued([lateVoid])).toEqual([false]);
     // Voided first (its claims taken over by a retry), landed after: refused its queued mark.
     const early = randomUUID();
     expect(await enqueue.voidUnlessQueued([early])).toEqual([false]);
-    expect(await enqueue(early, job('/voided-c'), { claims: true })).toBe('voided');
+    expect(await enqueue(early, job('/voided-c'), { mark: true })).toBe('voided');
     // Queued with its mark: voiding it is refused, and it is written.
     const kept = randomUUID();
-    expect(await enqueue(kept, job('/kept-c'), { claims: true })).toBe('queued');
+    expect(await enqueue(kept, job('/kept-c'), { mark: true })).toBe('queued');
     expect(await enqueue.voidUnlessQueued([kept, randomUUID()])).toEqual([true, false]);
     const w = startWriter(ctx.clickhouse, { maxWaitMs: 100 });
     try {
