@@ -209,10 +209,10 @@ describe.each([
     }
   });
 
-  it('Redis paused past the command timeout loses and doubles nothing', async () => {
+  it.each(separateDedupe ? ['the dedupe Redis', 'the queue Redis'] : ['the Redis'])('%s paused past the command timeout loses and doubles nothing', async (which) => {
     const batches = Array.from({ length: 6 }, () => batchOf(400, 'paused'));
     sent.push(...batches);
-    const target = separateDedupe ? dedupeRedis! : queueRedis;
+    const target = which === 'the dedupe Redis' ? dedupeRedis! : queueRedis;
     const inFlight = batches.map(post);
     await new Promise((r) => setTimeout(r, 30));
     process.kill(target.pid, 'SIGSTOP');
