@@ -43,6 +43,9 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
   if (dedupeRedis !== redis) {
     await waitReady(dedupeRedis, 10_000);
     await requireRedisVersion(dedupeRedis, 'DEDUPE_REDIS_URL');
+    // Forgotten claims double a retried request, but lose nothing: warned about, never refused.
+    await warnUnlessNoEviction(dedupeRedis, logger);
+    await checkQueueDurability(dedupeRedis, { production: false, allowVolatile: true }, logger, 'DEDUPE_REDIS_URL');
   }
   const ingestQueue = createProducerQueue(QUEUE_NAMES.ingest, config.REDIS_URL, config.REDIS_PREFIX);
   const enrichers = await openEnrichers(config);

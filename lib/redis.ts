@@ -122,6 +122,7 @@ export async function checkQueueDurability(
   client: Redis,
   opts: { production: boolean; allowVolatile: boolean },
   logger: Logger,
+  variable: 'REDIS_URL' | 'DEDUPE_REDIS_URL' = 'REDIS_URL',
 ): Promise<string | undefined> {
   const p = await readPersistence(client);
   if (p.appendonly) {
@@ -130,7 +131,8 @@ export async function checkQueueDurability(
     }
     return undefined;
   }
-  const why = `REDIS_URL has no append-only file (appendonly no${p.save ? `, RDB snapshots only: save "${p.save}"` : ''}): events answered 200 are lost when Redis restarts`;
+  const loss = variable === 'REDIS_URL' ? 'events answered 200 are lost' : 'idempotency claims are forgotten (retries stored twice)';
+  const why = `${variable} has no append-only file (appendonly no${p.save ? `, RDB snapshots only: save "${p.save}"` : ''}): ${loss} when Redis restarts`;
   if (opts.production && !opts.allowVolatile) {
     return `${why}; run Redis with --appendonly yes (README: Redis for durability) or set ALLOW_VOLATILE_QUEUE=true to accept the loss`;
   }

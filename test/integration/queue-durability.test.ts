@@ -41,6 +41,13 @@ it('without an AOF: refused in production, allowed with ALLOW_VOLATILE_QUEUE, wa
   expect(warnings[0]).toMatch(/no append-only file/);
 });
 
+it('a separate dedupe Redis without an AOF is named in the warning, with what it costs', async () => {
+  await redis.admin.config('SET', 'appendonly', 'no');
+  const { logger, warnings } = collecting();
+  expect(await checkQueueDurability(redis.admin, { production: false, allowVolatile: true }, logger, 'DEDUPE_REDIS_URL')).toBeUndefined();
+  expect(warnings[0]).toMatch(/^DEDUPE_REDIS_URL has no append-only file.*idempotency claims are forgotten/);
+});
+
 it('with an AOF: accepted in production; appendfsync no is warned about', async () => {
   await redis.admin.config('SET', 'appendonly', 'yes');
   try {
