@@ -77,8 +77,16 @@ export function shownValue(variable: string, value: string): string {
   return `got ${JSON.stringify(maskUrlPassword(value))}`;
 }
 
-/** `scheme://user:pw@host…` → `scheme://user:***@host…`; when the URL does not parse, all of user:pw is hidden. */
+/**
+ * `scheme://user:pw@host…` → `scheme://user:***@host…` (when the URL does not parse, all of user:pw is hidden),
+ * and the value of every `name=value` parameter whose name speaks of a secret (`?password=`, `&sslpassword=`,
+ * `?token=`, a libpq `password=… ` keyword) → `***`.
+ */
 export function maskUrlPassword(value: string): string {
+  return maskSecretParameters(maskUserinfo(value));
+}
+
+function maskUserinfo(value: string): string {
   const scheme = value.indexOf('://');
   const at = value.lastIndexOf('@');
   if (scheme < 0 || at < scheme) return value;
@@ -90,6 +98,21 @@ export function maskUrlPassword(value: string): string {
   } catch {
     return `${value.slice(0, scheme + 3)}***${value.slice(at)}`;
   }
+}
+
+const PARAMETER = /(^|[?&;\s])([^\s=&#;?]+)=('(?:\\.|[^'\\])*'?|[^\s&#;]*)/g;
+const SECRET_NAME = /password|passwd|pwd|secret|token|key/;
+
+function maskSecretParameters(value: string): string {
+  return value.replace(PARAMETER, (whole, before: string, name: string) => {
+    let decoded = name;
+    try {
+      decoded = decodeURIComponent(name);
+    } catch {
+      // not percent-encoded text: judge the name as written
+    }
+    return SECRET_NAME.test(decoded.toLowerCase()) ? `${before}${name}=***` : whole;
+  });
 }
 
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain identifier');
@@ -189,7 +212,7 @@ function jwtSecretFor(nodeEnv: Env['NODE_ENV'], dataDir: string): string {
   try {
     return fs.readFileSync(file, 'utf8').trim();
   } catch {
-    fs.mkdirSync(dataDir, { recursive: true });
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // only a directory made here; an existing one keeps its mode
     const secret = randomBytes(48).toString('base64url');
     try {
       fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });

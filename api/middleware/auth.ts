@@ -21,15 +21,20 @@ export function apiKey(res: Response): ApiKeyPrincipal {
   return res.locals.apiKey as ApiKeyPrincipal;
 }
 
+/** The user of the request's Bearer JWT when it is valid and not revoked (its token version is still the user's). */
+export async function jwtUser(secret: string, pool: Pool, req: Request): Promise<string | undefined> {
+  const token = bearer(req);
+  const claims = token ? verifyJwt(secret, token) : undefined;
+  if (!claims || (await currentTokenVersion(pool, claims.userId)) !== claims.tokenVersion) return undefined;
+  return claims.userId;
+}
+
 /** A valid Bearer JWT whose token version is still the user's (logout and password change revoke). */
 export function requireJwt(secret: string, pool: Pool): RequestHandler {
   return async (req, res, next) => {
-    const token = bearer(req);
-    const claims = token ? verifyJwt(secret, token) : undefined;
-    if (!claims || (await currentTokenVersion(pool, claims.userId)) !== claims.tokenVersion) {
-      throw unauthorized('A valid Bearer token is required');
-    }
-    res.locals.userId = claims.userId;
+    const id = await jwtUser(secret, pool, req);
+    if (!id) throw unauthorized('A valid Bearer token is required');
+    res.locals.userId = id;
     next();
   };
 }

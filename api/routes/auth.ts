@@ -3,6 +3,7 @@ import { Router, type CookieOptions, type Request, type Response } from 'express
 import { loginBody, registerBody } from '../../lib/accounts/schemas';
 import { getTeam } from '../../lib/accounts/teams';
 import { authenticateUser, createUser, getUser, publicUser, type UserRow } from '../../lib/accounts/users';
+import { DEVICE_COOKIE, deviceCookieValue, DEVICE_TTL_MS, verifyDeviceCookie } from '../../lib/auth/devices';
 import { createLoginThrottle } from '../../lib/auth/throttle';
 import {
   createSession,
@@ -13,12 +14,11 @@ import {
   SESSION_COOKIE,
   SESSION_TTL_MS,
   signJwt,
-  verifyJwt,
 } from '../../lib/auth/tokens';
 import { rateLimited, takeAttempt, windowKeys } from '../../lib/auth/windows';
 import { forbidden, orUnavailable, unauthorized } from '../../lib/errors';
 import type { AppDeps } from '../deps';
-import { bearer, requireSession } from '../middleware/auth';
+import { jwtUser, requireSession } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
 import { parseBody } from '../middleware/validate';
 
@@ -37,9 +37,26 @@ export function authRoutes(deps: AppDeps): Router {
     path: '/',
   };
 
-  async function signIn(res: Response, user: UserRow, status: number) {
+  const cookies = (req: Request) => (req.cookies as Record<string, string> | undefined) ?? {};
+
+  /** The device id when the request carries a known-device cookie we issued to the account of `email`. */
+  async function knownDevice(req: Request, email: string): Promise<string | undefined> {
+    const claim = verifyDeviceCookie(config.JWT_SECRET, cookies(req)[DEVICE_COOKIE]);
+    if (!claim) return undefined;
+    const owner = await getUser(pool, claim.userId);
+    return owner && owner.email.toLowerCase() === email.toLowerCase() ? claim.deviceId : undefined;
+  }
+
+  // `device`: the id this browser already holds for the user, kept; otherwise a new one (the browser has now
+  // proven itself for this account).
+  async function signIn(res: Response, user: UserRow, status: number, device?: string) {
     const session = await createSession(pool, user.id);
     res.cookie(SESSION_COOKIE, session.token, { ...cookieOptions, maxAge: SESSION_TTL_MS });
+    res.cookie(DEVICE_COOKIE, deviceCookieValue(config.JWT_SECRET, user.id, device), {
+      ...cookieOptions,
+      path: '/api/auth',
+      maxAge: DEVICE_TTL_MS,
+    });
     const team = user.default_team_id ? await getTeam(pool, user.default_team_id) : undefined;
     sendData(
       res,
@@ -58,7 +75,7 @@ export function authRoutes(deps: AppDeps): Router {
     // Per client address and in total, so a script cannot mint accounts (or probe emails through 409s).
     const wait = await orUnavailable(
       takeAttempt(deps.redis, [
-        { key: signupKey('ip', req.ip ?? 'unknown'), limit: config.SIGNUP_LIMIT_PER_CLIENT, seconds: SIGNUP_WINDOW_SECONDS },
+        { key: signupKey.client('ip', req.ip), limit: config.SIGNUP_LIMIT_PER_CLIENT, seconds: SIGNUP_WINDOW_SECONDS },
         { key: signupKey('all'), limit: config.SIGNUP_LIMIT_TOTAL, seconds: SIGNUP_WINDOW_SECONDS },
       ]),
     );
@@ -69,25 +86,25 @@ export function authRoutes(deps: AppDeps): Router {
 
   router.post('/login', async (req: Request, res) => {
     const body = parseBody(loginBody, req);
-    const clientIp = req.ip ?? 'unknown';
-    await orUnavailable(throttle.attempt(body.email, clientIp));
+    const device = await knownDevice(req, body.email);
+    await orUnavailable(throttle.attempt(body.email, req.ip, device));
     const user = await authenticateUser(pool, body.email, body.password);
-    await throttle.succeed(body.email, clientIp).catch(() => undefined);
-    await signIn(res, user, 200);
+    await throttle.succeed(body.email, req.ip, device).catch(() => undefined);
+    await signIn(res, user, 200, device);
   });
 
-  // Ends this session and revokes every JWT of its user (the cookie's and the Bearer token's, when given).
+  // Ends this session and revokes every JWT of its user (the cookie's and the Bearer token's, when given). A
+  // token that is already revoked revokes nothing, so an old token cannot keep signing its user out.
   router.post('/logout', async (req, res) => {
-    const token = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
+    const token = cookies(req)[SESSION_COOKIE];
     const users = new Set<string>();
     if (token) {
       const sessionOwner = await sessionUser(pool, token);
       if (sessionOwner) users.add(sessionOwner);
       await deleteSession(pool, token);
     }
-    const jwt = bearer(req);
-    const claims = jwt ? verifyJwt(config.JWT_SECRET, jwt) : undefined;
-    if (claims) users.add(claims.userId);
+    const bearerUser = await jwtUser(config.JWT_SECRET, pool, req);
+    if (bearerUser) users.add(bearerUser);
     for (const id of users) await revokeTokens(pool, id);
     res.clearCookie(SESSION_COOKIE, cookieOptions);
     sendData(res, { logged_out: true });

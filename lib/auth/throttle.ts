@@ -1,25 +1,28 @@
 // Sign-in throttling (issue 19 item 12). No counter hard-locks an account: guesses are limited per
-// (email, client) and per client across emails, and a spray from many clients only slows the email down —
-// a client with no failure for that email always gets its attempt, so the owner can still sign in.
+// (email, client) and per client across emails (clients are counted by clientBucket: an IPv6 /64 is one
+// client). Once an email has many failures, every client shares a small per-email allowance, however many
+// addresses it sprays from; only a known device (a browser that signed in to the account before,
+// lib/auth/devices.ts) is exempt, so the owner on it always gets in and a new device waits about a minute.
 import type { Redis } from 'ioredis';
 import { giveBack, rateLimited, windowKeys } from './windows';
 
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
-/** Failures one client may make on one email per window. */
+/** Failures one client (or one known device) may make on one email per window. */
 export const MAX_FAILURES_PER_PAIR = 10;
 /** Failures one client may make across all emails per window (credential stuffing). */
 export const MAX_FAILURES_PER_CLIENT = 50;
 /** Failures on one email, from anywhere, per EMAIL_WINDOW_SECONDS before it is slowed down. */
 export const EMAIL_SLOWDOWN_AFTER = 20;
 export const EMAIL_WINDOW_SECONDS = 60 * 60;
-/** While slowed, clients that already failed on the email share this many attempts per SLOW_WINDOW_SECONDS. */
+/** While slowed, all clients but known devices share this many attempts on the email per SLOW_WINDOW_SECONDS. */
 export const SLOW_ATTEMPTS = 3;
 export const SLOW_WINDOW_SECONDS = 60;
 
-// KEYS: pair, client, email, email's slow window. ARGV: login window, pair max, client max, slowdown
-// threshold, email window, slow attempts, slow window. Attempts are counted before the password check (a
-// burst of parallel guesses is counted whole); a refused attempt is counted nowhere, so knocking never
-// extends a window. Returns 0, or the seconds until the blocking window resets.
+// KEYS: pair (email + client, or email + device for a known device), client, email, email's slow window.
+// ARGV: login window, pair max, client max, slowdown threshold, email window, slow attempts, slow window,
+// known device (1/0). A known device is limited by its own pair only. Attempts are counted before the
+// password check (a burst of parallel guesses is counted whole); a refused attempt is counted nowhere, so
+// knocking never extends a window. Returns 0, or the seconds until the blocking window resets.
 const ATTEMPT = `
 local function count(k) return tonumber(redis.call('GET', k) or '0') end
 local function left(k, seconds)
@@ -27,36 +30,50 @@ local function left(k, seconds)
   if t < 0 then redis.call('EXPIRE', k, seconds); return tonumber(seconds) end
   return math.max(t, 1)
 end
-local pair = count(KEYS[1])
-if pair >= tonumber(ARGV[2]) then return left(KEYS[1], ARGV[1]) end
-if count(KEYS[2]) >= tonumber(ARGV[3]) then return left(KEYS[2], ARGV[1]) end
-if pair > 0 and count(KEYS[3]) >= tonumber(ARGV[4]) then
-  local used = redis.call('INCR', KEYS[4])
-  if used == 1 then redis.call('EXPIRE', KEYS[4], ARGV[7]) end
-  if used > tonumber(ARGV[6]) then return left(KEYS[4], ARGV[7]) end
+local function incr(k, seconds)
+  if redis.call('INCR', k) == 1 then redis.call('EXPIRE', k, seconds) end
 end
-if redis.call('INCR', KEYS[1]) == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-if redis.call('INCR', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ARGV[1]) end
-if redis.call('INCR', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[5]) end
+local known = ARGV[8] == '1'
+local slowed = false
+if count(KEYS[1]) >= tonumber(ARGV[2]) then return left(KEYS[1], ARGV[1]) end
+if not known then
+  if count(KEYS[2]) >= tonumber(ARGV[3]) then return left(KEYS[2], ARGV[1]) end
+  if count(KEYS[3]) >= tonumber(ARGV[4]) then
+    if count(KEYS[4]) >= tonumber(ARGV[6]) then return left(KEYS[4], ARGV[7]) end
+    slowed = true
+  end
+end
+incr(KEYS[1], ARGV[1])
+if not known then incr(KEYS[2], ARGV[1]) end
+incr(KEYS[3], ARGV[5])
+if slowed then incr(KEYS[4], ARGV[7]) end
 return 0
 `;
 
 export interface LoginThrottle {
-  /** Counts an attempt before the password is checked and throws 429 when a limit refuses it. */
-  attempt(email: string, clientIp: string): Promise<void>;
+  /**
+   * Counts an attempt before the password is checked and throws 429 when a limit refuses it. `device` is the
+   * id of a known device of this email's user (verified by the caller), else undefined.
+   */
+  attempt(email: string, clientIp: string | undefined, device?: string): Promise<void>;
   /** A successful sign-in does not count: the pair's failures are forgotten, the other counters given back. */
-  succeed(email: string, clientIp: string): Promise<void>;
+  succeed(email: string, clientIp: string | undefined, device?: string): Promise<void>;
 }
 
 export function createLoginThrottle(redis: Redis, prefix: string, secret: string): LoginThrottle {
   const key = windowKeys(prefix, secret, 'login-fail');
-  const keys = (email: string, ip: string) => {
+  const keys = (email: string, ip: string | undefined, device: string | undefined) => {
     const e = email.toLowerCase();
-    return { pair: key('pair', e, ip), client: key('ip', ip), email: key('email', e), slow: key('slow', e) };
+    return {
+      pair: device ? key('device', e, device) : key.client('pair', ip, e),
+      client: key.client('ip', ip),
+      email: key('email', e),
+      slow: key('slow', e),
+    };
   };
   return {
-    async attempt(email, clientIp) {
-      const k = keys(email, clientIp);
+    async attempt(email, clientIp, device) {
+      const k = keys(email, clientIp, device);
       const wait = Number(
         await redis.eval(
           ATTEMPT,
@@ -72,14 +89,15 @@ export function createLoginThrottle(redis: Redis, prefix: string, secret: string
           EMAIL_WINDOW_SECONDS,
           SLOW_ATTEMPTS,
           SLOW_WINDOW_SECONDS,
+          device ? 1 : 0,
         ),
       );
       if (wait > 0) throw rateLimited('Too many sign-in attempts; try again later', wait);
     },
-    async succeed(email, clientIp) {
-      const k = keys(email, clientIp);
+    async succeed(email, clientIp, device) {
+      const k = keys(email, clientIp, device);
       await redis.del(k.pair);
-      await giveBack(redis, [k.client, k.email]);
+      await giveBack(redis, device ? [k.email] : [k.client, k.email]);
     },
   };
 }

@@ -1,6 +1,7 @@
 // Fixed-window attempt counters in Redis for the account endpoints (sign-up, sign-in, team-member add).
 // Keys are HMAC digests of what they count, so neither addresses nor emails sit in Redis in the clear.
 import { createHmac } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
 import { HttpError } from '../errors';
 import { redisKey } from '../redis';
@@ -55,8 +56,50 @@ export function rateLimited(message: string, retryAfterSeconds: number): HttpErr
   return new HttpError(429, 'RATE_LIMITED', message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 }
 
-/** Builds Redis keys under `<prefix>:<scope>:` from HMAC digests of the counted values. */
+/**
+ * Builds Redis keys under `<prefix>:<scope>:` from HMAC digests of the counted values. `.client(kind, ip, …)`
+ * is the key of a window counted per client: every client-keyed limit goes through it, so all count the
+ * address by its clientBucket.
+ */
 export function windowKeys(prefix: string, secret: string, scope: string) {
-  return (kind: string, ...values: string[]) =>
+  const key = (kind: string, ...values: string[]) =>
     redisKey(prefix, scope, kind, createHmac('sha256', secret).update(`${scope}\0${kind}\0${values.join('\0')}`).digest('hex').slice(0, 32));
+  key.client = (kind: string, ip: string | undefined, ...values: string[]) => key(kind, clientBucket(ip), ...values);
+  return key;
+}
+
+/**
+ * What a per-client limit counts by: an IPv4 address whole (an IPv4-mapped IPv6 address is its IPv4 address),
+ * an IPv6 address by its /64 — one subscriber's network, where rotating through 2^64 addresses would
+ * otherwise make every guess a new client. No address, or a string that is none, is the one client "unknown".
+ */
+export function clientBucket(ip: string | undefined): string {
+  let address = ip?.trim() ?? '';
+  const zone = address.indexOf('%'); // fe80::1%eth0: the zone names an interface
+  if (zone !== -1) address = address.slice(0, zone);
+  const family = isIP(address);
+  if (family === 4) return address;
+  if (family !== 6) return 'unknown';
+  const g = ipv6Groups(address);
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
+    return [g[6] >> 8, g[6] & 255, g[7] >> 8, g[7] & 255].join('.');
+  }
+  return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of a string isIP accepted as IPv6 (with "::" and a dotted IPv4 tail expanded). */
+function ipv6Groups(address: string): number[] {
+  const parse = (part: string): number[] => {
+    if (part === '') return [];
+    return part.split(':').flatMap((h) => {
+      if (!h.includes('.')) return [parseInt(h, 16)];
+      const [a, b, c, d] = h.split('.').map(Number);
+      return [(a << 8) | b, (c << 8) | d];
+    });
+  };
+  const gap = address.indexOf('::');
+  if (gap === -1) return parse(address);
+  const head = parse(address.slice(0, gap));
+  const tail = parse(address.slice(gap + 2));
+  return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
 }

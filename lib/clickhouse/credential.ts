@@ -11,7 +11,7 @@ export function storeCredentialFor(dataDir: string): string {
   const file = path.join(dataDir, STORE_CREDENTIAL_FILE);
   const existing = readCredential(file);
   if (existing !== undefined) return existing;
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // only a directory made here; an existing one keeps its mode
   const credential = randomBytes(32).toString('base64url');
   // Written whole to a private name, then linked into place: link() fails when the file exists, so a reader
   // never sees a half-written credential and the first writer wins.
@@ -41,4 +41,19 @@ function readCredential(file: string): string | undefined {
   const credential = text.trim();
   if (credential.length < 16) throw new Error(`${file} holds no usable credential (delete it to generate a new one)`);
   return credential;
+}
+
+/**
+ * A warning when DATA_DIR (the store's data, its credential, the development JWT secret) is open to its group or
+ * others; undefined when it is private or absent. Tidemark creates it 0700 but never changes an operator's mode.
+ */
+export function dataDirExposure(dataDir: string): string | undefined {
+  let mode: number;
+  try {
+    mode = fs.statSync(dataDir).mode & 0o777;
+  } catch {
+    return undefined;
+  }
+  if ((mode & 0o077) === 0) return undefined;
+  return `DATA_DIR ${dataDir} has mode ${mode.toString(8).padStart(4, '0')}: its group or other users can reach it; chmod 700 it`;
 }

@@ -4,13 +4,16 @@ import path from 'node:path';
 import { configOrExit, type Config } from '../config';
 import { createLogger } from '../log';
 import { runRole } from '../process/shutdown';
-import { storeCredentialFor } from './credential';
+import { dataDirExposure, storeCredentialFor } from './credential';
 import { startStoreServer } from './store-server';
 
 export async function startStore(cfg: Config): Promise<{ stop(): Promise<void> }> {
   const logger = createLogger(cfg.LOG_LEVEL, 'store');
   const dataDir = path.join(cfg.DATA_DIR, 'clickhouse');
-  fs.mkdirSync(dataDir, { recursive: true });
+  const exposure = dataDirExposure(cfg.DATA_DIR);
+  if (exposure) logger.warn({ dataDir: cfg.DATA_DIR }, exposure);
+  // Directories made here are private (DATA_DIR too, when it does not exist yet); existing ones keep their mode.
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // CLICKHOUSE_PASSWORD when set, else the credential under DATA_DIR: never an open store.
   const credential = { user: cfg.CLICKHOUSE_USER, password: cfg.CLICKHOUSE_PASSWORD || storeCredentialFor(cfg.DATA_DIR) };
   let store: Awaited<ReturnType<typeof startStoreServer>>;

@@ -97,7 +97,7 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
   const { logger } = opts;
   const host = opts.host ?? '127.0.0.1';
   if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host)) throw new Error(`store: refusing non-loopback host ${host}`);
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const expected = credentialDigest(opts.credential.user, opts.credential.password);
   const insertFiles = path.resolve(opts.dataDir, 'insert-files');
   // Set by openEngine() once the port is bound; every request first waits for `opened`.

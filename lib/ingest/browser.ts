@@ -11,6 +11,7 @@ import { PLANS, type PlanName } from '../plans';
 import type { PresenceSink } from '../realtime/presence';
 import { redisKey } from '../redis';
 import type { BrowserEvent, IgnoreReason } from './browserSchemas';
+import { clientBucket } from '../auth/windows';
 import { hashIp } from './enrich';
 import { hostAllowed } from './exclusions';
 import type { Enrichers } from './pipeline';
@@ -76,7 +77,8 @@ export async function admitBrowserClient(deps: BrowserDeps, trackingCode: string
   if (!site.website.is_active) throw forbidden('Tracking is disabled for this website');
   const salt = await orUnavailable(deps.salts.forTime(now));
   const ipHash = hashIp(salt, site.website.id, ip);
-  await orUnavailable(checkAbuse(deps, site.website.id, ipHash, now));
+  // Counted per IPv4 address or IPv6 /64: one host holds a whole /64, and would otherwise get a limit per address.
+  await orUnavailable(checkAbuse(deps, site.website.id, hashIp(salt, site.website.id, clientBucket(ip)), now));
   return { site, salt, ipHash };
 }
 

@@ -1,11 +1,15 @@
 // Issue 19 items 10–12 and 13b: bounded metric labels, the sign-up limit, TRUST_PROXY as a hop count or
-// CIDR list (client = right-most untrusted hop), sign-in throttling without a hard lock, team-member add
-// that tells a free user nothing about an email, and JWT revocation at logout and password change.
+// CIDR list (client = right-most untrusted hop), clients counted by IPv4 address or IPv6 /64, sign-in
+// throttling without a hard lock (a sprayed email slows every client but the owner's known devices),
+// team-member add that tells a free user nothing about an email, and JWT revocation at logout and password
+// change (a revoked token revokes nothing more).
 import { randomUUID } from 'node:crypto';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
 import { createWebsite, registerUser, type TestUser } from '../helpers/accounts';
 import { ABUSE_LIMIT_PER_MINUTE } from '../../lib/ingest/browser';
+import { DEVICE_COOKIE, DEVICE_TTL_MS } from '../../lib/auth/devices';
+import { clientBucket } from '../../lib/auth/windows';
 import {
   EMAIL_SLOWDOWN_AFTER,
   MAX_FAILURES_PER_CLIENT,
@@ -25,10 +29,19 @@ function login(ctx: TestContext, email: string, password: string, headers: Recor
   return client(ctx.baseUrl)('POST', '/api/auth/login', { body: { email, password }, headers });
 }
 
+function setCookie(headers: Headers, name: string): string {
+  const set = headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+  if (!set) throw new Error(`no ${name} cookie`);
+  return set;
+}
+
 function sessionCookie(headers: Headers): string {
-  const set = headers.getSetCookie().find((c) => c.startsWith('tidemark_session='));
-  if (!set) throw new Error('no session cookie');
-  return set.split(';')[0];
+  return setCookie(headers, 'tidemark_session').split(';')[0];
+}
+
+/** The `name=value` of the known-device cookie a sign-in set. */
+function deviceCookie(headers: Headers): string {
+  return setCookie(headers, DEVICE_COOKIE).split(';')[0];
 }
 
 // One proxy hop in front (the test client on 127.0.0.1 plays the proxy): the client is the last XFF entry.
@@ -172,6 +185,56 @@ describe('TRUST_PROXY as a CIDR list', () => {
   });
 });
 
+describe('clients are counted by IPv4 address or IPv6 /64', () => {
+  it.each([
+    ['198.51.100.7', '198.51.100.7'],
+    ['::ffff:198.51.100.7', '198.51.100.7'],
+    ['::FFFF:c633:6407', '198.51.100.7'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:0DB8:0001:0002:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['64:ff9b::198.51.100.7', '64:ff9b:0:0::/64'],
+    ['not an address', 'unknown'],
+    [undefined, 'unknown'],
+  ])('%s → %s', (ip, bucket) => {
+    expect(clientBucket(ip)).toBe(bucket);
+  });
+
+  it('one IPv6 /64 is one client for the sign-in limits; an IPv4-mapped address is its IPv4 address', async () => {
+    const victim = await registerUser(ctx, 'free', 'v6');
+    for (let i = 0; i < MAX_FAILURES_PER_PAIR; i++) {
+      expect((await login(ctx, victim.email, `guess-${i}`, via(`2001:db8:77:1::${(i + 1).toString(16)}`))).status).toBe(401);
+    }
+    expect((await login(ctx, victim.email, PASSWORD, via('2001:db8:77:1:ffff:ffff:ffff:fffe'))).status).toBe(429);
+    expect((await login(ctx, victim.email, PASSWORD, via('2001:db8:77:2::1'))).status).toBe(200);
+
+    const mapped = await registerUser(ctx, 'free', 'mapped');
+    for (let i = 0; i < MAX_FAILURES_PER_PAIR; i++) {
+      expect((await login(ctx, mapped.email, `guess-${i}`, via('::ffff:198.51.100.77'))).status).toBe(401);
+    }
+    expect((await login(ctx, mapped.email, PASSWORD, via('198.51.100.77'))).status).toBe(429);
+  });
+
+  it('one IPv6 /64 is one client for the sign-up limit', async () => {
+    const limited = await createTestContext({ TRUST_PROXY: '1', SIGNUP_LIMIT_PER_CLIENT: '2' });
+    try {
+      const register = (ip: string) =>
+        client(limited.baseUrl)('POST', '/api/auth/register', {
+          body: { email: `signup6-${randomUUID()}@example.com`, password: PASSWORD },
+          headers: via(ip),
+        });
+      expect((await register('2001:db8:5:5::1')).status).toBe(201);
+      expect((await register('2001:db8:5:5::2')).status).toBe(201);
+      expect((await register('2001:db8:5:5:abcd:ef01:2345:6789')).status).toBe(429);
+      expect((await register('2001:db8:5:6::1')).status).toBe(201);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('sign-in throttling without a lockout', () => {
   let victim: TestUser;
   beforeEach(async () => {
@@ -188,23 +251,73 @@ describe('sign-in throttling without a lockout', () => {
     expect((await login(ctx, victim.email, PASSWORD, via('198.51.100.41'))).status).toBe(200);
   });
 
-  it('slows a spray from many clients, yet a client with no failures gets in', async () => {
+  it('slows every new client once the email is sprayed, however many addresses it uses; a known device gets in', async () => {
+    // The owner signed in on this browser before the spray: it holds a known-device cookie.
+    const before = await login(ctx, victim.email, PASSWORD, via('198.18.2.1'));
+    expect(before.status).toBe(200);
+    // One guess per address, each from a different IPv6 /64: every one a new client.
+    const fresh = (i: number) => via(`2001:db8:${(0x100 + i).toString(16)}:1::1`);
     for (let i = 0; i < EMAIL_SLOWDOWN_AFTER; i++) {
-      expect((await login(ctx, victim.email, `spray-${i}`, via(`198.18.0.${i + 1}`))).status).toBe(401);
+      expect((await login(ctx, victim.email, `spray-${i}`, fresh(i))).status).toBe(401);
     }
-    // The email is now slowed: clients that already failed on it share a few attempts per window.
-    const dirty = via('198.18.0.1');
-    for (let i = 0; i < SLOW_ATTEMPTS; i++) expect((await login(ctx, victim.email, `again-${i}`, dirty)).status).toBe(401);
-    const slowed = await login(ctx, victim.email, 'again-x', via('198.18.0.2'));
+    // The email is now slowed: all clients, new ones too, share a few attempts per window.
+    for (let i = 0; i < SLOW_ATTEMPTS; i++) expect((await login(ctx, victim.email, `again-${i}`, fresh(100 + i))).status).toBe(401);
+    const slowed = await login(ctx, victim.email, 'again-x', fresh(200));
     expect(slowed.status).toBe(429);
+    expect(slowed.body.error.code).toBe('RATE_LIMITED');
     const retryAfter = Number(slowed.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(SLOW_WINDOW_SECONDS);
-    // Even a right password from a slowed client waits (it cannot be told apart from a guess).
-    expect((await login(ctx, victim.email, PASSWORD, dirty)).status).toBe(429);
-    // A clean client is never slowed: a wrong guess is judged, the owner's right password signs in.
-    expect((await login(ctx, victim.email, 'fresh-guess', via('198.18.1.1'))).status).toBe(401);
-    expect((await login(ctx, victim.email, PASSWORD, via('198.18.1.2'))).status).toBe(200);
+    // The right password from a new device waits too (it cannot be told apart from a guess).
+    expect((await login(ctx, victim.email, PASSWORD, fresh(201))).status).toBe(429);
+    // A forged device cookie, or one another account's sign-in set, proves nothing.
+    const device = deviceCookie(before.headers);
+    const [name, value] = device.split('=');
+    const forged = `${name}=${value.slice(0, -2)}${value.endsWith('AA') ? 'BB' : 'AA'}`;
+    expect((await login(ctx, victim.email, PASSWORD, { ...fresh(202), cookie: forged })).status).toBe(429);
+    const someoneElse = await registerUser(ctx, 'free', 'neighbour');
+    const theirs = deviceCookie((await login(ctx, someoneElse.email, PASSWORD, fresh(203))).headers);
+    expect((await login(ctx, victim.email, PASSWORD, { ...fresh(204), cookie: theirs })).status).toBe(429);
+    // The owner's known device is never slowed, even from an address the spray used: a wrong password is
+    // judged, the right one signs in and keeps the device's id.
+    expect((await login(ctx, victim.email, 'owner-typo', { ...fresh(0), cookie: device })).status).toBe(401);
+    const owner = await login(ctx, victim.email, PASSWORD, { ...fresh(0), cookie: device });
+    expect(owner.status).toBe(200);
+    expect(deviceCookie(owner.headers).split('.').slice(0, 2)).toEqual(device.split('.').slice(0, 2));
+    // A new device gets its attempt when the shared window resets (at most SLOW_WINDOW_SECONDS): here the
+    // window is made to end now instead of waiting for it.
+    const slowKeys = await ctx.redis.keys(`${ctx.config.REDIS_PREFIX}:login-fail:slow:*`);
+    expect(slowKeys.length).toBeGreaterThan(0);
+    for (const key of slowKeys) expect(await ctx.redis.ttl(key)).toBeLessThanOrEqual(SLOW_WINDOW_SECONDS);
+    await ctx.redis.del(...slowKeys);
+    expect((await login(ctx, victim.email, PASSWORD, fresh(205))).status).toBe(200);
+  });
+
+  it('limits a known device by its own failures on the email', async () => {
+    const first = await login(ctx, victim.email, PASSWORD, via('198.51.100.60'));
+    const device = deviceCookie(first.headers);
+    for (let i = 0; i < MAX_FAILURES_PER_PAIR; i++) {
+      expect((await login(ctx, victim.email, `typo-${i}`, { ...via(`198.51.100.${61 + i}`), cookie: device })).status).toBe(401);
+    }
+    expect((await login(ctx, victim.email, PASSWORD, { ...via('198.51.100.99'), cookie: device })).status).toBe(429);
+    // Without the cookie it is just another client, and that client has no failures.
+    expect((await login(ctx, victim.email, PASSWORD, via('198.51.100.99'))).status).toBe(200);
+  });
+
+  it('sets the known-device cookie HttpOnly, SameSite=Lax, for a year, on /api/auth; Secure with an https PUBLIC_URL', async () => {
+    const plain = setCookie((await login(ctx, victim.email, PASSWORD, via('198.51.100.110'))).headers, DEVICE_COOKIE);
+    expect(plain).toMatch(/; HttpOnly/i);
+    expect(plain).toMatch(/; SameSite=Lax/i);
+    expect(plain).toMatch(/; Path=\/api\/auth(;|$)/);
+    expect(plain).toContain(`; Max-Age=${DEVICE_TTL_MS / 1000}`);
+    expect(plain).not.toMatch(/; Secure/i);
+    const https = await createTestContext({ TRUST_PROXY: '1', PUBLIC_URL: 'https://stats.example.com' });
+    try {
+      const user = await registerUser(https, 'free', 'https');
+      expect(setCookie((await login(https, user.email, PASSWORD)).headers, DEVICE_COOKIE)).toMatch(/; Secure/i);
+    } finally {
+      await https.close();
+    }
   });
 
   it('a successful sign-in forgets the pair\'s failures', async () => {
@@ -272,6 +385,26 @@ describe('JWT revocation', () => {
     const again = await login(ctx, user.email, PASSWORD);
     expect(again.status).toBe(200);
     expect((await call('GET', '/api/users/me', { token: again.body.data.token })).status).toBe(200);
+  });
+
+  it('an already revoked token revokes nothing: it cannot keep signing its user out', async () => {
+    const user = await registerUser(ctx, 'free', 'stale-logout');
+    expect((await call('POST', '/api/auth/logout', { token: user.token })).status).toBe(200);
+    const fresh = await login(ctx, user.email, PASSWORD);
+    expect(fresh.status).toBe(200);
+    const freshToken = fresh.body.data.token;
+    const { rows } = await ctx.pool.query<{ token_version: number }>('SELECT token_version FROM users WHERE id = $1', [user.id]);
+    for (let i = 0; i < 3; i++) {
+      const replay = await call('POST', '/api/auth/logout', { token: user.token });
+      expect(replay.status).toBe(200);
+      expect(replay.body.data).toEqual({ logged_out: true });
+    }
+    const after = await ctx.pool.query<{ token_version: number }>('SELECT token_version FROM users WHERE id = $1', [user.id]);
+    expect(after.rows[0].token_version).toBe(rows[0].token_version);
+    expect((await call('GET', '/api/users/me', { token: freshToken })).status).toBe(200);
+    // The current token still signs its user out.
+    expect((await call('POST', '/api/auth/logout', { token: freshToken })).status).toBe(200);
+    expect((await call('GET', '/api/users/me', { token: freshToken })).status).toBe(401);
   });
 
   it('logout with only the Bearer token revokes it too', async () => {

@@ -145,3 +145,23 @@ describe('abuse limit first', () => {
     expect(Number(await ctx.redis.get(key))).toBe(ABUSE_LIMIT_PER_MINUTE + 3);
   });
 });
+
+describe('abuse limit per IPv4 address or IPv6 /64', () => {
+  let proxied: TestContext;
+  beforeAll(async () => {
+    proxied = await createTestContext({ TRUST_PROXY: 'loopback' });
+  });
+  afterAll(() => proxied.close());
+
+  it('addresses of one /64 share a counter; another /64 has its own', async () => {
+    const user = await registerUser(proxied, 'pro', 'abuse64');
+    const host = 'v6.example.com';
+    const site = await createWebsite(proxied, user, host);
+    const from = (ip: string) =>
+      client(proxied.baseUrl)('POST', `/e/${site.tracking_code}`, { headers: { 'user-agent': CHROME, 'x-forwarded-for': ip }, body: event(host) });
+    for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:3::1']) expect((await from(ip)).status).toBe(200);
+    const keys = await proxied.redis.keys(`${proxied.config.REDIS_PREFIX}:abuse:${site.id}:*`);
+    const counts = (await Promise.all(keys.map((k) => proxied.redis.get(k)))).map(Number).sort();
+    expect(counts).toEqual([1, 2]);
+  });
+});

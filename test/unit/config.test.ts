@@ -156,7 +156,28 @@ describe('loadConfig', () => {
       expect(err.message).toContain(shown);
     });
 
+    it.each([
+      ['postgres://db.internal/x?password=hunter2', 'postgres://db.internal/x?password=***'],
+      ['postgres://u@db/x?sslmode=verify-full&sslpassword=hunter2&application_name=tm', 'postgres://u@db/x?sslmode=verify-full&sslpassword=***&application_name=tm'],
+      ['postgres://u:hunter1@db/x?sslpassword=hunter2', 'postgres://u:***@db/x?sslpassword=***'],
+      ['redis://cache:6379/0?token=hunter2#x', 'redis://cache:6379/0?token=***#x'],
+      ['https://ch:8443/?API_KEY=hunter2&client_secret=hunter2', 'https://ch:8443/?API_KEY=***&client_secret=***'],
+      ['https://ch/?pass%77ord=hunter2', 'https://ch/?pass%77ord=***'],
+      ['host=db password=hunter2 dbname=x', 'host=db password=*** dbname=x'],
+      ["host=db password='hunter2 with space' dbname=x", 'host=db password=*** dbname=x'],
+    ])('masks secret parameters: %s', (value, shown) => {
+      expect(maskUrlPassword(value)).toBe(shown);
+    });
+
+    it('masks a password given as a query parameter in a configuration error', () => {
+      const err = failure({ DATABASE_URL: 'mysql://db.internal/x?sslmode=require&password=hunter2' });
+      expect(err.variable).toBe('DATABASE_URL');
+      expect(err.message).not.toContain('hunter2');
+      expect(err.message).toContain('mysql://db.internal/x?sslmode=require&password=***');
+    });
+
     it('leaves a URL without a password and a plain value as they are', () => {
+      expect(maskUrlPassword('postgres://db/x?sslmode=require&application_name=tm')).toBe('postgres://db/x?sslmode=require&application_name=tm');
       expect(maskUrlPassword('redis://cache:6379')).toBe('redis://cache:6379');
       expect(maskUrlPassword('postgres://user@db/x')).toBe('postgres://user@db/x');
       expect(failure({ PORT: 'eighty' }).message).toContain('"eighty"');
@@ -170,6 +191,21 @@ describe('loadConfig', () => {
     expect(first.length).toBeGreaterThanOrEqual(32);
     expect(loadConfig({ DATA_DIR: dir }).JWT_SECRET).toBe(first);
     expect(fs.statSync(path.join(dir, 'jwt-secret')).mode & 0o077).toBe(0);
+  });
+
+  it('creates a missing DATA_DIR private (0700) and leaves the mode of an existing one alone', () => {
+    const embedded = path.join(tmp(), 'new', 'data');
+    loadConfig({ DATA_DIR: embedded });
+    expect(fs.statSync(embedded).mode & 0o777).toBe(0o700);
+    // With a ClickHouse server only the development JWT secret is kept there.
+    const server = path.join(tmp(), 'data');
+    loadConfig({ DATA_DIR: server, CLICKHOUSE_URL: 'http://ch:8123' });
+    expect(fs.statSync(server).mode & 0o777).toBe(0o700);
+    expect(fs.existsSync(path.join(server, 'jwt-secret'))).toBe(true);
+    const operators = tmp();
+    fs.chmodSync(operators, 0o750);
+    loadConfig({ DATA_DIR: operators });
+    expect(fs.statSync(operators).mode & 0o777).toBe(0o750);
   });
 
   it('CLICKHOUSE_PASSWORD is the embedded store credential kept under DATA_DIR unless set; a server gets what is set', () => {

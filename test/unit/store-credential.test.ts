@@ -2,7 +2,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { storeCredentialFor } from '../../lib/clickhouse/credential';
+import net from 'node:net';
+import { dataDirExposure, storeCredentialFor } from '../../lib/clickhouse/credential';
+import { startStore } from '../../lib/clickhouse/store-main';
+import { loadConfig } from '../../lib/config';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'tidemark-credential-'));
 
@@ -37,5 +40,51 @@ describe('the store credential', () => {
     const dir = tmp();
     fs.writeFileSync(path.join(dir, 'store-credential'), '\n', { mode: 0o600 });
     expect(() => storeCredentialFor(dir)).toThrow(/store-credential holds no usable credential/);
+  });
+});
+
+describe('DATA_DIR permissions', () => {
+  it('a DATA_DIR made for the credential is private (0700); an existing one keeps its mode', () => {
+    const parent = path.join(tmp(), 'made');
+    const dir = path.join(parent, 'data');
+    storeCredentialFor(dir);
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(parent).mode & 0o777).toBe(0o700);
+    const operators = tmp();
+    fs.chmodSync(operators, 0o755);
+    storeCredentialFor(operators);
+    expect(fs.statSync(operators).mode & 0o777).toBe(0o755);
+  });
+
+  it('the store role makes DATA_DIR and DATA_DIR/clickhouse private, before it binds its port', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as net.AddressInfo).port;
+    const dataDir = path.join(tmp(), 'data');
+    try {
+      const cfg = loadConfig({
+        DATA_DIR: dataDir,
+        STORE_PORT: String(port),
+        CLICKHOUSE_PASSWORD: 'p'.repeat(32),
+        JWT_SECRET: 's'.repeat(32),
+        LOG_LEVEL: 'silent',
+      });
+      await expect(startStore(cfg)).rejects.toThrow(`STORE_PORT ${port} is already in use`);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+    expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.join(dataDir, 'clickhouse')).mode & 0o777).toBe(0o700);
+  });
+
+  it('names a DATA_DIR its group or others can reach, and is quiet about a private or missing one', () => {
+    const dir = tmp();
+    fs.chmodSync(dir, 0o755);
+    expect(dataDirExposure(dir)).toBe(`DATA_DIR ${dir} has mode 0755: its group or other users can reach it; chmod 700 it`);
+    fs.chmodSync(dir, 0o750);
+    expect(dataDirExposure(dir)).toMatch(/mode 0750/);
+    fs.chmodSync(dir, 0o700);
+    expect(dataDirExposure(dir)).toBeUndefined();
+    expect(dataDirExposure(path.join(dir, 'missing'))).toBeUndefined();
   });
 });
