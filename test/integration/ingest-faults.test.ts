@@ -30,6 +30,15 @@ async function stored(ctx: TestContext, keys: string[], expected: number, timeou
   return { rows: Number(row.n), distinct: Number(row.d) };
 }
 
+/** The next enqueue lands, but its caller is told it timed out (a reply lost to the command timeout). */
+function loseNextReply(queue: ProducerQueue) {
+  const real = queue.addWithPayload.bind(queue);
+  return jest.spyOn(queue, 'addWithPayload').mockImplementationOnce(async (...args) => {
+    await real(...args);
+    throw new Error('Command timed out');
+  });
+}
+
 describe('within one web role', () => {
   let ctx: TestContext;
   let fx: IngestFixture;
@@ -59,12 +68,7 @@ describe('within one web role', () => {
 
   it('an enqueue whose reply was lost but which landed is answered 200, and its retry deduped', async () => {
     const batch = batchOf(20, 'lost-reply');
-    const queue = ctx.ingestQueue as ProducerQueue;
-    const real = queue.addWithPayload.bind(queue);
-    const spy = jest.spyOn(queue, 'addWithPayload').mockImplementationOnce(async (...args) => {
-      await real(...args);
-      throw new Error('Command timed out');
-    });
+    const spy = loseNextReply(ctx.ingestQueue as ProducerQueue);
     try {
       const res = await fx.post(batch);
       expect(res.status).toBe(200);
@@ -78,12 +82,7 @@ describe('within one web role', () => {
 
   it('events without keys whose enqueue reply was lost but which landed are answered 200 and stored once', async () => {
     const batch = batchOf(10, 'lost-reply-keyless').map((e) => ({ ...e, idempotencyKey: undefined }));
-    const queue = ctx.ingestQueue as ProducerQueue;
-    const real = queue.addWithPayload.bind(queue);
-    const spy = jest.spyOn(queue, 'addWithPayload').mockImplementationOnce(async (...args) => {
-      await real(...args);
-      throw new Error('Command timed out');
-    });
+    const spy = loseNextReply(ctx.ingestQueue as ProducerQueue);
     try {
       const res = await fx.post(batch);
       expect(res.status).toBe(200);
@@ -213,13 +212,17 @@ describe.each([
     const batches = Array.from({ length: 6 }, () => batchOf(400, 'paused'));
     sent.push(...batches);
     const target = which === 'the dedupe Redis' ? dedupeRedis! : queueRedis;
+    const started = Date.now();
     const inFlight = batches.map(post);
     await new Promise((r) => setTimeout(r, 30));
     process.kill(target.pid, 'SIGSTOP');
     await new Promise((r) => setTimeout(r, 6_500));
     process.kill(target.pid, 'SIGCONT');
     const first = await Promise.all(inFlight);
-    expect(first.some((r) => r.status === 503)).toBe(true);
+    // The pause bit: requests waited past the command timeout. A claim that timed out is answered 503; an
+    // enqueue that timed out is settled once Redis is back, often as queued (200).
+    expect(Date.now() - started).toBeGreaterThan(5_000);
+    for (const r of first) expect([200, 503]).toContain(r.status);
     await retryUntilAccepted(batches);
   });
 
