@@ -28,7 +28,8 @@ describe('the store credential', () => {
         const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
         let out = '';
         child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        return new Promise<string>((resolve) => child.on('exit', () => resolve(out)));
+        // 'close', not 'exit': exit can come before the last of stdout has been read.
+        return new Promise<string>((resolve) => child.on('close', () => resolve(out)));
       }),
     );
     expect(new Set(outputs).size).toBe(1);
