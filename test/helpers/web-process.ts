@@ -97,7 +97,8 @@ export async function webStartFailure(config: Config, port: number, env: NodeJS.
     stderr += d.toString();
   });
   const timer = setTimeout(() => child.kill('SIGKILL'), START_TIMEOUT_MS);
-  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  // 'close', not 'exit': exit can come before the last of stderr has been read.
+  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
   clearTimeout(timer);
   return { code, stderr };
 }
