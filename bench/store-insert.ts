@@ -4,8 +4,8 @@
 //
 //   npx tsc -p tsconfig.json && node dist/bench/store-insert.js [--rows 24000] [--rounds 8] [--merge-inserts 30]
 //
-// 1. Formats, merges stopped: the same rows as JSONCompactEachRow (raw insert, what v4 jobs carry) and as
-//    RowBinary (read by file(), what v5 jobs carry and the store does with them), alternated --rounds times;
+// 1. Formats, merges stopped: the same rows as JSONCompactEachRow (raw insert, the text alternative) and as
+//    RowBinary (read by file(), what ingest jobs carry and the store does with them), alternated --rounds times;
 //    prints the median CPU µs per row and wall ms per insert of each.
 // 2. Merges: --merge-inserts RowBinary inserts of 50,000 rows, one a second, with merges running, then waits
 //    until no merge has run for 8 s; prints CPU µs per row during the load and until settled.
@@ -31,7 +31,7 @@ const cpuMicros = (since: NodeJS.CpuUsage): number => {
   return used.user + used.system;
 };
 
-/** `count` event rows as the API builds them: v5 job payloads (RowBinary, ROW_BINARY_COLUMNS order). */
+/** `count` event rows as the API builds them: ingest job payloads (RowBinary, ROW_BINARY_COLUMNS order). */
 async function buildRows(count: number): Promise<Buffer> {
   const website = { id: randomUUID(), team_id: randomUUID(), domain: 'shop.example.com', tracking_code: 'bench' };
   const enrichers = await openEnrichers({});
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     const fromFile = (f: string) => `file('${f}', 'RowBinary', '${structure.replace(/'/g, "\\'")}')`;
     const session = openEngine(dir);
     session.query('SYSTEM STOP MERGES');
-    // The same rows as JSON lines (what v4 jobs carried), written by the engine itself.
+    // The same rows as JSON lines, written by the engine itself.
     const json = session.query(`SELECT * FROM ${fromFile(file)}`, 'JSONCompactEachRow');
     out(`rows per insert ${rows.toLocaleString('en-US')}: JSONCompactEachRow ${json.length.toLocaleString('en-US')} B, RowBinary ${rowBinary.length.toLocaleString('en-US')} B`);
     const formats = {

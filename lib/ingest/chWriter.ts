@@ -1,5 +1,5 @@
-// ClickHouse writes of the ingest worker. Event rows arrive as RowBinary (JSONCompactEachRow text from older
-// jobs and fixtures) and go to ClickHouse as they are, with an explicit column list and a dedup token that
+// ClickHouse writes of the ingest worker. Event rows arrive as RowBinary job payloads (JSONCompactEachRow
+// text only from test fixtures and tools) and go to ClickHouse as they are, with an explicit column list and a dedup token that
 // names exactly the rows the insert carries: the same rows sent twice are stored once (the table keeps
 // non_replicated_deduplication_window tokens), while different rows never share a token.
 import { createHash } from 'node:crypto';
@@ -9,8 +9,8 @@ import { ROW_BINARY_COLUMNS } from './rowBinary';
 import { EVENT_COLUMNS } from './rows';
 
 /**
- * The token of an insert, from what names its rows: event ids, or `job:<id>` for all the lines of a v4
- * job's payload (never changed once queued, and event ids are unique), in any order.
+ * The token of an insert, from what names its rows: event ids, or `job:<id>` for all the rows of a job's
+ * payload (never changed once queued, and event ids are unique), in any order.
  */
 export function dedupToken(rowNames: readonly string[]): string {
   const hash = createHash('sha256');
@@ -28,23 +28,15 @@ export function isBadDataError(err: unknown): boolean {
   return typeof type === 'string' && BAD_DATA_TYPE.test(type);
 }
 
-/** How a body of event rows is written: RowBinary (v5 jobs) or whole JSONCompactEachRow lines. */
-export type EventRowsFormat = 'RowBinary' | 'JSONCompactEachRow';
-
 /**
- * Inserts event rows whose values are in `columns` order (unless told: ROW_BINARY_COLUMNS for RowBinary,
- * EVENT_COLUMNS for JSON lines) through `events_ingest`
- * (sql/clickhouse/008, 015): read as plain strings, converted by whole columns.
+ * Inserts event rows through `events_ingest` (sql/clickhouse/008, 015: read as plain strings, converted by
+ * whole columns): job payloads, RowBinary in ROW_BINARY_COLUMNS order, as one buffer or several; or a
+ * string of JSONCompactEachRow lines in EVENT_COLUMNS order (packEvents: test fixtures and tools).
  */
-export async function insertEventRows(
-  clickhouse: ClickHouseClient,
-  rows: string | Buffer | readonly Buffer[],
-  token: string,
-  format: EventRowsFormat = 'JSONCompactEachRow',
-  columns: readonly string[] = format === 'RowBinary' ? ROW_BINARY_COLUMNS : EVENT_COLUMNS,
-): Promise<void> {
-  // Several buffers (one per job) are streamed as they are: concatenating a flush copied ~30 MB for nothing.
-  const chunks = Array.isArray(rows) ? rows.filter((c) => c.length > 0) : rows.length > 0 ? [rows] : [];
+export async function insertEventRows(clickhouse: ClickHouseClient, rows: string | Buffer | readonly Buffer[], token: string): Promise<void> {
+  const [format, columns] = typeof rows === 'string' ? ['JSONCompactEachRow', EVENT_COLUMNS] : ['RowBinary', ROW_BINARY_COLUMNS];
+  // Several buffers (one per job) are streamed as they are: concatenating a flush would copy it whole for nothing.
+  const chunks = (Array.isArray(rows) ? rows : [rows]).filter((c: string | Buffer) => c.length > 0);
   if (chunks.length === 0) return;
   const result = await clickhouse.exec({
     query: `INSERT INTO events_ingest (${columns.join(', ')}) FORMAT ${format}`,

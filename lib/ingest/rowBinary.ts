@@ -1,11 +1,11 @@
-// Event rows as ClickHouse RowBinary, the payload format of v5 ingest jobs. Measured in chDB with the
-// benchmark's rows (bench/store-insert.ts: 24,000-row inserts into `events_ingest`, merges stopped): 5.4 µs
-// of engine CPU per row against 11.6 for the same rows as JSONCompactEachRow, whose text parsing was most of
-// the store's work.
+// Event rows as ClickHouse RowBinary, the payload of an ingest job (ingestJobSchema in ./rows): its one
+// encoder (the web role) and its one decoder (the worker), the contract between them. Binary, because the
+// store's text parsing of the same rows as JSONCompactEachRow was most of its work (bench/store-insert.ts
+// compares the two).
 // Values follow `events_ingest`'s types (sql/clickhouse/015): String for every text, UUID and time column,
 // the width of the four integer columns; the table's view converts whole columns into `events`' types.
 // Rows are self-delimiting, so the payloads of many jobs concatenate into one insert as they are.
-import { EVENT_COLUMNS, headValues, JOB_HEAD_COLUMNS, sameHead, type EventRow, type IngestJobV5, type QueuedIngest } from './rows';
+import { EVENT_COLUMNS, JOB_HEAD_COLUMNS, type EventRow, type IngestJob, type QueuedIngest } from './rows';
 
 /** Integer columns and their byte width; every other column is a String. */
 const INT_BYTES: Partial<Record<keyof EventRow, 1 | 2 | 4>> = { screen_width: 2, screen_height: 2, engagement_ms: 4, scroll_depth: 1 };
@@ -116,7 +116,7 @@ class RowBinaryWriter {
 
   bytes(b: Buffer): void {
     this.reserve(b.length);
-    this.buf.set(b, this.pos); // TypedArray#set: Buffer#copy checks its arguments at ~0.5 µs a call
+    this.buf.set(b, this.pos); // TypedArray#set: Buffer#copy checks its arguments, which costs more than a row's bytes
     this.pos += b.length;
   }
 
@@ -125,8 +125,20 @@ class RowBinaryWriter {
   }
 }
 
-// The texts of a row after its head (headValues), spelled out per column (reading each property by name
-// beats a keyed loop over 40 names), in ROW_BINARY_COLUMNS order; a unit test checks the order through a decode.
+// The values of a row spelled out per column: reading each property by name is faster than looking 40
+// names up in a loop. A unit test checks both lists' order through a decode.
+/** The request's columns of a row (JOB_HEAD_COLUMNS order), the same for every event of one request. */
+const headValues = (r: EventRow): string[] => [r.website_id, r.source, r.received_at, r.ip_hash, r.api_key_id, r.expire_at];
+
+/** Whether two rows hold the same request columns, which a payload then encodes once. */
+function sameHead(a: EventRow, b: EventRow): boolean {
+  return (
+    a.website_id === b.website_id && a.source === b.source && a.received_at === b.received_at &&
+    a.ip_hash === b.ip_hash && a.api_key_id === b.api_key_id && a.expire_at === b.expire_at
+  );
+}
+
+// The texts of a row after its head, in ROW_BINARY_COLUMNS order.
 const restTexts = (r: EventRow): string[] => [
   r.event_id, r.type, r.name, r.ts, r.session_id, r.visitor_id, r.url, r.hostname, r.pathname, r.referrer,
   r.referrer_domain, r.source_name, r.utm_source, r.utm_medium, r.utm_campaign, r.utm_content, r.utm_term,
@@ -181,43 +193,75 @@ const EVENT_ID_AT = ROW_BINARY_COLUMNS.indexOf('event_id');
 const WIDTHS = ROW_BINARY_COLUMNS.map((c) => INT_BYTES[c] ?? 0);
 
 /**
- * Where each row of a payload starts and ends, with its event id: for the writer's rare checks of a retried
- * job, not its hot path. Throws on bytes that are not whole rows.
+ * Reads a payload row by row: each row's span and event id, and with `values` all its values in
+ * ROW_BINARY_COLUMNS order. Throws on bytes that are not whole rows.
  */
-export function eventRowSpans(payload: Buffer): RowSpan[] {
+function readRows(payload: Buffer, values: boolean): { spans: RowSpan[]; rows: (string | number)[][] } {
   const spans: RowSpan[] = [];
+  const rows: (string | number)[][] = [];
   let pos = 0;
+  const need = (n: number) => {
+    if (pos + n > payload.length) throw new Error('RowBinary payload ends inside a row');
+  };
   while (pos < payload.length) {
     const start = pos;
+    const row: (string | number)[] = [];
     let eventId = '';
     for (let c = 0; c < WIDTHS.length; c++) {
-      if (WIDTHS[c] > 0) {
-        pos += WIDTHS[c];
+      const width = WIDTHS[c];
+      if (width > 0) {
+        need(width);
+        if (values) row.push(payload.readUIntLE(pos, width));
+        pos += width;
         continue;
       }
       let len = 0;
-      let shift = 0;
-      for (;;) {
-        if (pos >= payload.length) throw new Error('RowBinary payload ends inside a row');
+      for (let shift = 0; ; shift += 7) {
+        need(1);
         const b = payload[pos++];
         len += (b & 0x7f) * 2 ** shift;
         if (b < 0x80) break;
-        shift += 7;
       }
+      need(len);
       if (c === EVENT_ID_AT) eventId = payload.toString('utf8', pos, pos + len);
+      if (values) row.push(c === EVENT_ID_AT ? eventId : payload.toString('utf8', pos, pos + len));
       pos += len;
     }
-    if (pos > payload.length) throw new Error('RowBinary payload ends inside a row');
     spans.push({ start, end: pos, eventId });
+    if (values) rows.push(row);
   }
-  return spans;
+  return { spans, rows };
 }
 
-/** A v5 job of one request: its events as the payload, the side records in the data. */
+/**
+ * Where each row of a payload starts and ends, with its event id: for the worker's rare checks of a retried
+ * job, not its hot path (the store reads the payload as it is). Throws on bytes that are not whole rows.
+ */
+export function eventRowSpans(payload: Buffer): RowSpan[] {
+  return readRows(payload, false).spans;
+}
+
+/**
+ * The event rows of a payload, every column, as encodeEventRows was given them (texts made well formed).
+ * Throws on bytes that are not whole rows.
+ */
+export function decodeEventRows(payload: Buffer): EventRow[] {
+  return readRows(payload, true).rows.map((values) => {
+    const row: Record<string, string | number> = {};
+    ROW_BINARY_COLUMNS.forEach((c, i) => {
+      row[c] = values[i];
+    });
+    row.revenue = Number(row.revenue); // written as its decimal text
+    // Every column is set, each String column a string and each integer column a number (EVENT_ROW_TYPES).
+    return row as unknown as EventRow;
+  });
+}
+
+/** The job of one request: its events as the payload, the side records in the data. */
 export function packJob(
   websiteId: string,
   rows: readonly EventRow[],
-  side: Pick<IngestJobV5, 'identities' | 'payments' | 'interactions' | 'errors' | 'replays'>,
+  side: Pick<IngestJob, 'identities' | 'payments' | 'interactions' | 'errors' | 'replays'>,
 ): QueuedIngest {
   const { bytes, tsRange } = encodeEventRows(rows);
   return { data: { v: 5, websiteId, rows: rows.length, tsRange, ...side }, payload: bytes };

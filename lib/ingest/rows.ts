@@ -7,8 +7,8 @@ const u16 = z.number().int().min(0).max(65535);
 
 /**
  * One row of `events`; the keys are the table's columns (an explicit column list on insert). The first
- * JOB_HEAD_COLUMNS.length of them hold the same values for every event of one request, so they are
- * serialised once per request (eventLines).
+ * JOB_HEAD_COLUMNS.length of them hold the same values for every event of one request, so a job's payload
+ * encodes them once per request (lib/ingest/rowBinary.ts).
  */
 export const eventRowSchema = z.object({
   website_id: z.uuid(),
@@ -56,18 +56,6 @@ export type EventRow = z.infer<typeof eventRowSchema>;
 export const EVENT_COLUMNS = Object.keys(eventRowSchema.shape) as (keyof EventRow)[];
 /** The columns whose values come from the request, not the event: the same on every line of a request. */
 export const JOB_HEAD_COLUMNS = EVENT_COLUMNS.slice(0, 6);
-/**
- * The column order of v2 jobs' lines, from before the request's columns moved to the front. Such jobs may
- * still wait in a queue, or among failed jobs an operator retries later, so the worker still reads them.
- */
-export const V2_EVENT_COLUMNS = [
-  'website_id', 'event_id', 'type', 'name', 'source', 'ts', 'received_at', 'session_id', 'visitor_id', 'url',
-  'hostname', 'pathname', 'referrer', 'referrer_domain', 'source_name', 'utm_source', 'utm_medium', 'utm_campaign',
-  'utm_content', 'utm_term', 'device_type', 'browser', 'browser_version', 'os', 'os_version', 'country_code',
-  'region', 'city', 'screen_width', 'screen_height', 'language', 'ip_hash', 'engagement_ms', 'scroll_depth',
-  'revenue', 'currency', 'props', 'idempotency_key', 'api_key_id', 'expire_at',
-] as const satisfies readonly (keyof EventRow)[];
-
 export const identityRecordSchema = z.object({
   event_id: z.uuid(),
   website_id: z.uuid(),
@@ -146,143 +134,53 @@ export const replayRowSchema = z.object({
 });
 export type ReplayRow = z.infer<typeof replayRowSchema>;
 
-const sideFields = {
+/**
+ * The data of an ingest job, the contract between the web role that accepts a request and the worker that
+ * stores it: one accepted request's events for one website. The event rows are not in the job data but in
+ * the job's payload, a Redis string beside the job (lib/queue/ingest.ts) holding the rows as RowBinary in
+ * ROW_BINARY_COLUMNS order, encoded and decoded only by lib/ingest/rowBinary.ts and sent to the store byte
+ * for byte (BullMQ serialises job data as JSON: escaping and parsing the rows cost both roles more than
+ * encoding them). `rows` counts the payload's rows; `tsRange` spans their ts (null without rows). The side
+ * records travel in the data.
+ *
+ * `v` is 5, the number of the last of the layouts used while the project was unreleased: a job of any
+ * other number is one of those and fails as malformed, never read as something it is not.
+ */
+export const ingestJobSchema = z.object({
+  v: z.literal(5),
   websiteId: z.uuid(),
+  rows: z.number().int().min(0),
+  tsRange: z.tuple([z.string(), z.string()]).nullable(),
   identities: z.array(identityRecordSchema),
   payments: z.array(paymentRecordSchema),
   interactions: z.array(interactionRowSchema),
   errors: z.array(errorRowSchema),
   replays: z.array(replayRowSchema),
-};
-const tsRange = z.tuple([z.string(), z.string()]).nullable();
-// Jobs of v2 and v3 carried their event lines inside the job data.
-const inlineFields = {
-  ...sideFields,
-  eventsText: z.string(),
-  eventIds: z.array(z.string()),
-  keyed: z.array(z.tuple([z.number().int().min(0), z.string()])),
-  tsRange,
-};
-
-/**
- * The data of one ingest job: one accepted request's events for one website.
- *
- * v5 (written now): the event rows are not in the job data but in the job's payload, a Redis string
- * beside the job (lib/queue/ingest.ts) holding the rows as RowBinary in ROW_BINARY_COLUMNS order
- * (lib/ingest/rowBinary.ts), built once by the API and sent to the store byte for byte. BullMQ serialises job
- * data as JSON: escaping half a megabyte of rows per 1,000 events into a JSON string and parsing it back cost
- * the web role and the worker ~3 µs per event each (profiled). `rows` counts the payload's rows.
- *
- * Older jobs may still wait in a queue, or among failed jobs an operator retries later, so the worker still
- * reads them: v4 was v5 with whole JSONCompactEachRow lines as the payload; v3 held the lines in `eventsText`, with `eventsHead` the JSON values of JOB_HEAD_COLUMNS that
- * every event of a request shares, each line only the other columns (or null and whole lines); v2 whole
- * lines in V2_EVENT_COLUMNS order. Both name their lines' event ids (`eventIds`) and idempotency keys
- * (`keyed`, by line).
- */
-export const ingestJobSchema = z
-  .discriminatedUnion('v', [
-    z.object({ v: z.literal(2), ...inlineFields }),
-    z.object({ v: z.literal(3), eventsHead: z.string().nullable(), ...inlineFields }),
-    z.object({ v: z.literal(4), ...sideFields, rows: z.number().int().min(0), tsRange }),
-    z.object({ v: z.literal(5), ...sideFields, rows: z.number().int().min(0), tsRange }),
-  ])
-  .refine((j) => !('eventsText' in j) || lineCount(j.eventsText) === j.eventIds.length, {
-    message: 'eventsText lines and eventIds differ in number',
-  });
+});
 export type IngestJob = z.infer<typeof ingestJobSchema>;
-/** A job as written now. */
-export type IngestJobV5 = Extract<IngestJob, { v: 5 }>;
-/** What the API enqueues: the job data and its payload (the event rows). */
+/** What the web role enqueues: the job data and its payload (the event rows). */
 export interface QueuedIngest {
-  data: IngestJobV5;
+  data: IngestJob;
   payload: Buffer;
 }
 
-/** Lines of a job's eventsText (0 when empty), counted without splitting a 1,000-line text. */
-function lineCount(text: string): number {
-  if (text === '') return 0;
-  let n = 1;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
-  return n;
-}
-
-/**
- * Values as a JSONCompactEachRow line (a JSON array): the payload of v4 jobs, and what fixtures and tools
- * insert directly. Jobs written now carry RowBinary (lib/ingest/rowBinary.ts).
- */
-function jsonLine(values: unknown[]): string {
-  const line = JSON.stringify(values);
-  // ClickHouse refuses the escape JSON.stringify writes for a lone UTF-16 surrogate. Such an escape is a
-  // backslash and "u" in the line, which rows almost never hold (a control character or a literal backslash
-  // followed by "u" are the only other ways): only then are the strings made well formed, as before.
-  // Checking every string instead cost more than the line itself.
-  return line.includes('\\u') ? JSON.stringify(values.map((v) => (typeof v === 'string' ? v.toWellFormed() : v))) : line;
-}
-
-// The values of a row, spelled out in EVENT_COLUMNS order: reading each property by name is ~1.5× faster
-// than looking the names up in a loop (one object shape instead of 40 keyed lookups). A unit test checks
-// the order against EVENT_COLUMNS.
-/** The request's columns of a row (JOB_HEAD_COLUMNS order), the same for every event of one request. */
-export const headValues = (r: EventRow): string[] => [r.website_id, r.source, r.received_at, r.ip_hash, r.api_key_id, r.expire_at];
-const otherValues = (r: EventRow): unknown[] => [
-  r.event_id, r.type, r.name, r.ts, r.session_id, r.visitor_id, r.url, r.hostname, r.pathname, r.referrer,
-  r.referrer_domain, r.source_name, r.utm_source, r.utm_medium, r.utm_campaign, r.utm_content, r.utm_term,
-  r.device_type, r.browser, r.browser_version, r.os, r.os_version, r.country_code, r.region, r.city,
-  r.screen_width, r.screen_height, r.language, r.engagement_ms, r.scroll_depth, r.revenue, r.currency, r.props,
-  r.idempotency_key,
+/** The values of a row in EVENT_COLUMNS order, spelled out (a unit test checks the order). */
+export const rowValues = (r: EventRow): unknown[] => [
+  r.website_id, r.source, r.received_at, r.ip_hash, r.api_key_id, r.expire_at, r.event_id, r.type, r.name, r.ts,
+  r.session_id, r.visitor_id, r.url, r.hostname, r.pathname, r.referrer, r.referrer_domain, r.source_name,
+  r.utm_source, r.utm_medium, r.utm_campaign, r.utm_content, r.utm_term, r.device_type, r.browser,
+  r.browser_version, r.os, r.os_version, r.country_code, r.region, r.city, r.screen_width, r.screen_height,
+  r.language, r.engagement_ms, r.scroll_depth, r.revenue, r.currency, r.props, r.idempotency_key,
 ];
 
-/** The values of a row in EVENT_COLUMNS order. */
-export function rowValues(r: EventRow): unknown[] {
-  return (headValues(r) as unknown[]).concat(otherValues(r));
-}
-
-/** Whether two rows hold the same request columns (JOB_HEAD_COLUMNS), which a payload then encodes once. */
-export function sameHead(a: EventRow, b: EventRow): boolean {
-  return (
-    a.website_id === b.website_id && a.source === b.source && a.received_at === b.received_at &&
-    a.ip_hash === b.ip_hash && a.api_key_id === b.api_key_id && a.expire_at === b.expire_at
-  );
-}
-
-/** Whole JSONCompactEachRow lines (EVENT_COLUMNS order) of event rows, and the span of their ts. */
-export function eventLines(rows: readonly EventRow[]): { text: string; tsRange: [string, string] | null } {
-  let minTs = '';
-  let maxTs = '';
-  let shared = true;
-  for (const r of rows) {
-    if (minTs === '' || r.ts < minTs) minTs = r.ts;
-    if (r.ts > maxTs) maxTs = r.ts;
-    if (shared && !sameHead(r, rows[0])) shared = false;
-  }
-  const lines: string[] = new Array(rows.length);
-  if (shared && rows.length > 0) {
-    // The request's columns hold the same values on every line: serialised once, put in front of each.
-    const head = `${jsonLine(headValues(rows[0])).slice(0, -1)},`;
-    for (let i = 0; i < rows.length; i++) lines[i] = head + jsonLine(otherValues(rows[i])).slice(1);
-  } else {
-    for (let i = 0; i < rows.length; i++) lines[i] = jsonLine(rowValues(rows[i]));
-  }
-  return { text: lines.join('\n'), tsRange: rows.length > 0 ? [minTs, maxTs] : null };
-}
-
-/** A v3 job's lines as whole rows (EVENT_COLUMNS order): the head put back in front of every line. */
-export function wholeLines(eventsHead: string | null, eventsText: string): string {
-  if (eventsHead === null || eventsText === '') return eventsText;
-  // Every line is a JSON array; a raw newline only ever separates lines (JSON escapes it inside strings).
-  return `[${eventsHead},${eventsText.slice(1).replaceAll('\n[', `\n[${eventsHead},`)}`;
-}
-
-/** Event rows as whole JSONCompactEachRow lines with their ids (for direct inserts: fixtures, tools). */
-export function packEvents(rows: EventRow[]): { eventsText: string; eventIds: string[]; tsRange: [string, string] | null } {
-  const { text, tsRange } = eventLines(rows);
-  return { eventsText: text, eventIds: rows.map((r) => r.event_id), tsRange };
-}
-
-/** The event id of each whole line (EVENT_COLUMNS order): for the writer's rare checks, not its hot path. */
-export function lineEventIds(lines: readonly string[]): string[] {
-  const at = EVENT_COLUMNS.indexOf('event_id');
-  return lines.map((line) => String((JSON.parse(line) as unknown[])[at]));
+/**
+ * Event rows as whole JSONCompactEachRow lines (EVENT_COLUMNS order) with their ids, for direct inserts by
+ * test fixtures and tools (insertEventRows with a string); ingest jobs carry RowBinary. Texts are made well
+ * formed: ClickHouse refuses the escape JSON.stringify writes for a lone UTF-16 surrogate.
+ */
+export function packEvents(rows: readonly EventRow[]): { eventsText: string; eventIds: string[] } {
+  const line = (r: EventRow) => JSON.stringify(rowValues(r).map((v) => (typeof v === 'string' ? v.toWellFormed() : v)));
+  return { eventsText: rows.map(line).join('\n'), eventIds: rows.map((r) => r.event_id) };
 }
 
 const DAY_MS = 86_400_000;

@@ -19,7 +19,7 @@ export const INGEST_JOB_OPTIONS = {
 } as const;
 
 /**
- * Where a job's payload (its event lines) is kept: beside the job's own keys, so that under a hash-tagged
+ * Where a job's payload (its event rows, lib/ingest/rowBinary.ts) is kept: beside the job's own keys, so that under a hash-tagged
  * prefix on Redis Cluster both share a slot. The worker deletes it once the job is completed; the
  * `sweep-ingest-payloads` job deletes any left behind by a worker that died in between.
  */

@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { main, type Io } from '../../cli/main';
 import { createProducerQueue, QUEUE_NAMES } from '../../lib/queue/queues';
-import { INGEST_JOB_NAME } from '../../lib/queue/ingest';
-import { chSeconds, chTime, V2_EVENT_COLUMNS } from '../../lib/ingest/rows';
+import { INGEST_JOB_NAME, ingestEnqueuer } from '../../lib/queue/ingest';
+import { packJob } from '../../lib/ingest/rowBinary';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
 import { createApiKey, registerUser } from '../helpers/accounts';
 import { ingestFixture, pageview, startTestWorker, waitForEvents, type IngestFixture } from '../helpers/ingest';
+import { eventRow } from '../helpers/statsFixture';
 
 let ctx: TestContext;
 let fx: IngestFixture;
@@ -71,58 +71,38 @@ describe('failed jobs', () => {
   });
 });
 
+const noSide = { identities: [], payments: [], interactions: [], errors: [], replays: [] };
+
+/** Waits until job `id` of the ingest queue has failed; then whether it did, its failed reason and attempts. */
+async function failedJob(id: string) {
+  const end = Date.now() + 20_000;
+  while (!(await (await ctx.ingestQueue.getJob(id))?.isFailed()) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  // Read once failed: a job object read before holds its fields as they were then.
+  const job = await ctx.ingestQueue.getJob(id);
+  return { failed: (await job?.isFailed()) ?? false, reason: job?.failedReason, attempts: job?.attemptsMade };
+}
+
 describe('a job ClickHouse cannot read', () => {
   it('fails alone; the jobs flushed with it are stored', async () => {
-    const queue = createProducerQueue(QUEUE_NAMES.ingest, ctx.config.REDIS_URL, ctx.config.REDIS_PREFIX);
-    try {
-      // A well-formed envelope whose row text is not a valid row (a UUID column holds garbage).
-      const poison = await queue.add(
-        INGEST_JOB_NAME,
-        {
-          v: 2, websiteId: fx.website.id, eventsText: '{"website_id":"not-a-uuid","event_id":"also-not"}',
-          eventIds: ['00000000-0000-4000-8000-0000000000aa'], keyed: [], tsRange: null,
-          identities: [], payments: [], interactions: [], errors: [], replays: [],
-        },
-        { jobId: 'poison-1', attempts: 5 },
-      );
-      const good = [pageview(), pageview()];
-      expect((await fx.post(good)).body.acceptedCount).toBe(2);
-      expect(await waitForEvents(ctx, 2, `idempotency_key IN ('${good[0].idempotencyKey}', '${good[1].idempotencyKey}')`)).toBe(2);
-      const end = Date.now() + 10_000;
-      while (!(await poison.isFailed()) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-      const failed = await queue.getJob('poison-1');
-      expect(await failed?.isFailed()).toBe(true);
-      expect(failed?.attemptsMade).toBe(1); // unrecoverable: not retried four more times
-    } finally {
-      await queue.close();
-    }
+    // A well-formed job whose payload row ClickHouse refuses (a UUID column holds garbage).
+    const bad = eventRow(fx.website.id, { event_id: 'also-not', ts: new Date().toISOString() });
+    await ingestEnqueuer(ctx.ingestQueue, 100)('poison-1', packJob(fx.website.id, [bad], noSide));
+    const good = [pageview(), pageview()];
+    expect((await fx.post(good)).body.acceptedCount).toBe(2);
+    expect(await waitForEvents(ctx, 2, `idempotency_key IN ('${good[0].idempotencyKey}', '${good[1].idempotencyKey}')`)).toBe(2);
+    // Unrecoverable: not retried eleven more times.
+    expect(await failedJob('poison-1')).toMatchObject({ failed: true, attempts: 1, reason: expect.stringMatching(/UUID/i) });
   });
 });
 
-describe('job formats', () => {
-  it('a v2 job (whole lines in the old column order) queued before an upgrade is still stored, as are v3 jobs', async () => {
-    const queue = createProducerQueue(QUEUE_NAMES.ingest, ctx.config.REDIS_URL, ctx.config.REDIS_PREFIX);
-    try {
-      const now = Date.now();
-      const row = {
-        ...Object.fromEntries(V2_EVENT_COLUMNS.map((c) => [c, ''])),
-        website_id: fx.website.id, event_id: randomUUID(), type: 'event', name: 'legacy', source: 'server',
-        ts: chTime(now), received_at: chTime(now), session_id: 's-legacy', visitor_id: 'v-legacy', ip_hash: 'unknown',
-        screen_width: 0, screen_height: 0, engagement_ms: 0, scroll_depth: 0, revenue: 0, props: '{}',
-        expire_at: chSeconds(now + 86_400_000),
-      } as Record<string, unknown>;
-      await queue.add(INGEST_JOB_NAME, {
-        v: 2, websiteId: fx.website.id, eventsText: JSON.stringify(V2_EVENT_COLUMNS.map((c) => row[c])),
-        eventIds: [row.event_id], keyed: [], tsRange: [row.ts, row.ts],
-        identities: [], payments: [], interactions: [], errors: [], replays: [],
-      });
-      const fresh = [pageview(), pageview()];
-      expect((await fx.post(fresh)).body.acceptedCount).toBe(2);
-      expect(await waitForEvents(ctx, 1, `event_id = '${row.event_id}' AND name = 'legacy' AND received_at = '${row.received_at}'`)).toBe(1);
-      expect(await waitForEvents(ctx, 2, `idempotency_key IN ('${fresh[0].idempotencyKey}', '${fresh[1].idempotencyKey}')`)).toBe(2);
-    } finally {
-      await queue.close();
-    }
+describe('job format', () => {
+  it('a job of another version than the one format fails at once as malformed and writes nothing', async () => {
+    const row = eventRow(fx.website.id, { pathname: '/other-version', ts: new Date().toISOString() });
+    const { data, payload } = packJob(fx.website.id, [row], noSide);
+    // v4 was this layout with JSON lines as the payload; read as RowBinary they would be garbage.
+    await ingestEnqueuer(ctx.ingestQueue, 100)('other-version-1', { data: { ...data, v: 4 } as unknown as typeof data, payload });
+    expect(await failedJob('other-version-1')).toMatchObject({ failed: true, attempts: 1, reason: expect.stringMatching(/^malformed ingest job/) });
+    expect(await waitForEvents(ctx, 1, `pathname = '/other-version'`, 500)).toBe(0);
   });
 });
 

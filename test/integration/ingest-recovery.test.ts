@@ -5,16 +5,19 @@ import { Readable } from 'node:stream';
 import { Worker } from 'bullmq';
 import { sweepIngestPayloads } from '../../jobs/sweepIngestPayloads';
 import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { packJob } from '../../lib/ingest/rowBinary';
-import { packEvents } from '../../lib/ingest/rows';
+// A namespace import: the contract test below watches what the web role hands to packJob.
+import * as rowBinary from '../../lib/ingest/rowBinary';
+import { ingestJobSchema, packEvents, type EventRow } from '../../lib/ingest/rows';
 import { ingestEnqueuer, ingestPayloadKey } from '../../lib/queue/ingest';
 import type { ClickHouseClient } from '../../lib/clickhouse/client';
 import { createLogger } from '../../lib/log';
 import { QUEUE_NAMES } from '../../lib/queue/queues';
 import { bullPrefix, createRedis } from '../../lib/redis';
+import { storeFlush, type FlushJob } from '../../lib/ingest/store/flush';
 import { IngestWriter } from '../../workers/ingestWriter';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventRow } from '../helpers/statsFixture';
+import { client } from '../helpers/http';
 import { countEvents, ingestFixture, pageview, waitForEvents, type IngestFixture } from '../helpers/ingest';
 
 let ctx: TestContext;
@@ -163,7 +166,7 @@ describe('job payloads', () => {
   const queueName = () => `${bullPrefix(ctx.config.REDIS_PREFIX)}:${QUEUE_NAMES.ingest}`;
   const payloadKeys = async () => (await ctx.redis.keys(`${ingestPayloadKey(queueName(), '')}*`)).sort();
   const job = (path: string) =>
-    packJob(fx.website.id, [eventRow(fx.website.id, { pathname: path, session_id: randomUUID(), ts: new Date().toISOString() })], {
+    rowBinary.packJob(fx.website.id, [eventRow(fx.website.id, { pathname: path, session_id: randomUUID(), ts: new Date().toISOString() })], {
       identities: [], payments: [], interactions: [], errors: [], replays: [],
     });
 
@@ -221,9 +224,9 @@ describe('job payloads', () => {
     const tag = `/twice-${format}`;
     const rows = [1, 2].map((i) => eventRow(fx.website.id, { pathname: tag, session_id: session, ts: new Date(Date.now() - i * 1000).toISOString() }));
     const { eventsText, eventIds } = packEvents(rows);
-    const body = format === 'RowBinary' ? packJob(fx.website.id, rows, noSide).payload : eventsText;
-    await insertEventRows(ctx.clickhouse, body, dedupToken(eventIds), format);
-    await insertEventRows(ctx.clickhouse, Buffer.from(body), dedupToken(eventIds), format);
+    const body = format === 'RowBinary' ? rowBinary.packJob(fx.website.id, rows, noSide).payload : eventsText;
+    await insertEventRows(ctx.clickhouse, body, dedupToken(eventIds));
+    await insertEventRows(ctx.clickhouse, body, dedupToken(eventIds));
     expect(await countEvents(ctx, `pathname = '${tag}'`)).toBe(2);
     const sessions = await (
       await ctx.clickhouse.query({
@@ -234,11 +237,11 @@ describe('job payloads', () => {
     ).json<{ n: string; pv: string }>();
     expect(sessions[0]).toEqual({ n: '1', pv: '2' });
     // Another token is another insert.
-    await insertEventRows(ctx.clickhouse, body, dedupToken([...eventIds, 'x']), format);
+    await insertEventRows(ctx.clickhouse, body, dedupToken([...eventIds, 'x']));
     expect(await countEvents(ctx, `pathname = '${tag}'`)).toBe(4);
   });
 
-  it('RowBinary rows are stored exactly as the same rows sent as JSON lines', async () => {
+  it('RowBinary rows are stored exactly as the same rows sent as JSON lines (fixtures)', async () => {
     const at = Date.now() - 60_000;
     const texts = ['plain', 'ümlaut €', 'lone \ud800 high', 'quote " \\ back', 'tab\tnew\nline', 'x'.repeat(300), '😀'.repeat(60)];
     const variants = texts.map((text, i) => ({
@@ -252,8 +255,8 @@ describe('job payloads', () => {
       variants.map((v) => eventRow(fx.website.id, { ...v, type: 'custom', session_id: sessionOf[format], visitor_id: 'same', pathname: '/same-rows' }));
     const binary = build('RowBinary');
     const json = build('JSONCompactEachRow');
-    await insertEventRows(ctx.clickhouse, packJob(fx.website.id, binary, noSide).payload, dedupToken(binary.map((r) => r.event_id)), 'RowBinary');
-    await insertEventRows(ctx.clickhouse, packEvents(json).eventsText, dedupToken(json.map((r) => r.event_id)), 'JSONCompactEachRow');
+    await insertEventRows(ctx.clickhouse, rowBinary.packJob(fx.website.id, binary, noSide).payload, dedupToken(binary.map((r) => r.event_id)));
+    await insertEventRows(ctx.clickhouse, packEvents(json).eventsText, dedupToken(json.map((r) => r.event_id)));
     const read = async (session: string) =>
       (
         await ctx.clickhouse.query({
@@ -270,21 +273,17 @@ describe('job payloads', () => {
     expect(stored[6].referrer).toBe('😀'.repeat(60));
   });
 
-  it('a retried v5 job writes only its rows not stored yet; a v4 job (JSON lines) is still written', async () => {
+  it('a retried job writes only its rows not stored yet', async () => {
     const rows = [1, 2, 3].map((i) => eventRow(fx.website.id, { pathname: '/retried-e', session_id: randomUUID(), ts: new Date(Date.now() - i * 1000).toISOString() }));
     // Its middle row was stored by an earlier attempt.
     await insertEventRows(ctx.clickhouse, packEvents([rows[1]]).eventsText, dedupToken([rows[1].event_id]));
     const enqueue = ingestEnqueuer(ctx.ingestQueue, 100);
-    const v5 = packJob(fx.website.id, rows, noSide);
     const id = randomUUID();
-    await enqueue(id, v5);
+    await enqueue(id, rowBinary.packJob(fx.website.id, rows, noSide));
     // BullMQ counts attempts on the job hash: mark it as tried once, as after a failed attempt.
     await ctx.redis.hset(`${queueName()}:${id}`, 'atm', '1');
-    const old = packEvents([eventRow(fx.website.id, { pathname: '/v4-e', ts: new Date().toISOString() })]);
-    await enqueue(randomUUID(), { data: { ...v5.data, v: 4, rows: 1, tsRange: null } as unknown as typeof v5.data, payload: Buffer.from(old.eventsText) });
     const w = startWriter(ctx.clickhouse, { maxWaitMs: 100 });
     try {
-      expect(await waitForEvents(ctx, 1, `pathname = '/v4-e'`)).toBe(1);
       expect(await waitForEvents(ctx, 3, `pathname = '/retried-e'`)).toBe(3);
       await new Promise((r) => setTimeout(r, 500));
       expect(await countEvents(ctx, `pathname = '/retried-e'`)).toBe(3);
@@ -295,5 +294,109 @@ describe('job payloads', () => {
     } finally {
       await w.stop();
     }
+  });
+});
+
+describe('the job contract', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('a job written by the web role (server and browser paths) decodes in the worker to the rows it built, every column', async () => {
+    // The rows each path hands to the encoder, recorded on their way in.
+    const encode = rowBinary.packJob;
+    const built: EventRow[] = [];
+    jest.spyOn(rowBinary, 'packJob').mockImplementation((websiteId, rows, side) => {
+      built.push(...rows.map((r) => ({ ...r })));
+      return encode(websiteId, rows, side);
+    });
+    const session = randomUUID();
+    const ua = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+    const long = 'ä€😀'.repeat(60) + 'x'.repeat(200);
+    const events = [
+      pageview({ sessionId: session }, {
+        url: `https://shop.example.com/contract/${long}?utm_source=news&utm_medium=mail&utm_campaign=spring&utm_content=top&utm_term=shoes`,
+        referrer: 'https://www.google.com/search?q=shoes', device_type: 'mobile', browser: 'Firefox', os: 'Android',
+        country_code: 'de', city: 'Köln', screen_width: 65535, screen_height: 812, language: 'de-DE', note: long,
+      }),
+      pageview({ sessionId: session, type: 'event' }, { name: 'Signup ✓', plan: { tier: 'pro', seats: 3 } }),
+      pageview({ sessionId: session, type: 'purchase' }, { amount: 1234.5678, currency: 'eur', payment_provider: 'stripe', plan_name: 'Pro' }),
+      pageview({ sessionId: session, type: 'identify' }, { email: 'a@example.com', name: 'Ann' }),
+    ];
+    const accepted = await fx.post(events, { serverContext: { clientIp: '203.0.113.9', userAgent: ua, acceptLanguage: 'de-DE' } });
+    expect(accepted.body.acceptedCount).toBe(events.length);
+    const { rows: sites } = await ctx.pool.query<{ domain: string }>('SELECT domain FROM websites WHERE id = $1', [fx.website.id]);
+    const browserSession = `sess-${randomUUID()}`;
+    const browser = await client(ctx.baseUrl)('POST', `/api/events/${fx.website.tracking_code}`, {
+      headers: { 'user-agent': ua },
+      body: {
+        event_type: 'pageview', session_id: browserSession, url: `https://${sites[0].domain}/contract?utm_source=x`, referrer: 'https://news.ycombinator.com/',
+        device_type: 'desktop', browser: 'Chrome', os: 'macOS', user_agent: ua, screen_width: 1440, screen_height: 900, language: 'en-US',
+      },
+    });
+    expect(browser.status).toBe(200);
+    const ours = built.filter((r) => r.session_id === session || r.session_id === browserSession);
+    expect(ours.length).toBe(events.length + 1);
+
+    // What the worker reads: each job's data through its schema, each payload through the decoder.
+    const queueName = `${bullPrefix(ctx.config.REDIS_PREFIX)}:${QUEUE_NAMES.ingest}`;
+    const decoded: EventRow[] = [];
+    for (const key of await ctx.redis.keys(`${ingestPayloadKey(queueName, '')}*`)) {
+      const rows = rowBinary.decodeEventRows((await ctx.redis.getBuffer(key)) ?? Buffer.alloc(0));
+      if (!rows.some((r) => r.session_id === session || r.session_id === browserSession)) continue;
+      decoded.push(...rows);
+      const data = ingestJobSchema.parse(JSON.parse((await ctx.redis.hget(`${queueName}:${key.slice(ingestPayloadKey(queueName, '').length)}`, 'data')) ?? 'null'));
+      expect(data).toMatchObject({ websiteId: fx.website.id, rows: rows.length });
+    }
+    const byId = (a: EventRow, b: EventRow) => a.event_id.localeCompare(b.event_id);
+    expect(decoded.sort(byId)).toEqual(ours.sort(byId));
+    // The rows are not trivially alike: the columns that matter hold what the requests sent.
+    const page = decoded.find((r) => r.type === 'pageview' && r.session_id === session);
+    expect(page).toMatchObject({ utm_term: 'shoes', country_code: 'DE', city: 'Köln', screen_width: 65535, language: 'de-DE', browser: 'Firefox' });
+    expect(page?.url).toContain(long);
+    expect(decoded.find((r) => r.type === 'purchase')).toMatchObject({ revenue: 1234.5678, currency: 'EUR' });
+
+    // And the worker stores exactly these rows.
+    const w = startWriter(ctx.clickhouse, { maxWaitMs: 100 });
+    try {
+      const where = `session_id IN ('${session}', '${browserSession}')`;
+      expect(await waitForEvents(ctx, ours.length, where)).toBe(ours.length);
+      const stored = await (
+        await ctx.clickhouse.query({ query: `SELECT toString(event_id) AS id, url, props, toFloat64(revenue) AS revenue FROM events WHERE ${where}`, format: 'JSONEachRow' })
+      ).json<{ id: string; url: string; props: string; revenue: number }>();
+      expect(stored.sort((a, b) => a.id.localeCompare(b.id))).toEqual(decoded.map((r) => ({ id: r.event_id, url: r.url, props: r.props, revenue: r.revenue })));
+    } finally {
+      await w.stop();
+    }
+  });
+});
+
+describe('the flush module, without BullMQ', () => {
+  it('stores the good jobs of a flush and tells each job’s fate: poison and missing payloads fail for good', async () => {
+    const queue = `test-flush-${randomUUID()}`;
+    const ts = new Date().toISOString();
+    const jobOf = async (row: ReturnType<typeof eventRow> | null, over: Partial<FlushJob['data']> = {}): Promise<FlushJob> => {
+      const { data, payload } = rowBinary.packJob(fx.website.id, row ? [row] : [], noSide);
+      const id = randomUUID();
+      if (row && !over.rows) await ctx.redis.set(ingestPayloadKey(queue, id), payload);
+      return { id, queue, data: { ...data, ...over }, retried: false };
+    };
+    const good = [1, 2].map(() => eventRow(fx.website.id, { pathname: '/flush-f', ts }));
+    const jobs = [
+      await jobOf(good[0]),
+      await jobOf(eventRow(fx.website.id, { pathname: '/flush-f', event_id: 'not-a-uuid', ts })),
+      await jobOf(null, { rows: 1 }), // its payload is gone
+      await jobOf(eventRow(fx.website.id, { pathname: '/flush-f', ts }), { websiteId: randomUUID() }), // website deleted
+      await jobOf(good[1]),
+    ];
+    const result = await storeFlush({ clickhouse: ctx.clickhouse, pool: ctx.pool, queueRedis: ctx.redis }, jobs);
+    expect(result.isolated).toBe(true);
+    expect(result.outcomes.map((o) => (o.stored ? 'stored' : `${o.final ? 'final' : 'retry'}: ${o.error.message}`))).toEqual([
+      'stored',
+      expect.stringMatching(/^final: .*UUID/i),
+      'final: ingest job payload is missing',
+      'stored',
+      'stored',
+    ]);
+    expect(await countEvents(ctx, `pathname = '/flush-f'`)).toBe(2);
+    await ctx.redis.unlink(...(await ctx.redis.keys(`${queue}:*`)));
   });
 });

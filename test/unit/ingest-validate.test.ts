@@ -161,10 +161,9 @@ describe('chTime', () => {
   });
 });
 
-describe('event rows as JSONCompactEachRow lines', () => {
-  const { EVENT_COLUMNS, JOB_HEAD_COLUMNS, V2_EVENT_COLUMNS, ingestJobSchema, lineEventIds, packEvents, rowValues, wholeLines } =
-    require('../../lib/ingest/rows') as typeof import('../../lib/ingest/rows');
-  const { EVENT_ROW_TYPES, ROW_BINARY_COLUMNS, eventRowSpans, keepRows, packJob } = require('../../lib/ingest/rowBinary') as typeof import('../../lib/ingest/rowBinary');
+describe('the ingest job and its RowBinary payload; fixture rows as JSONCompactEachRow lines', () => {
+  const { EVENT_COLUMNS, JOB_HEAD_COLUMNS, ingestJobSchema, packEvents, rowValues } = require('../../lib/ingest/rows') as typeof import('../../lib/ingest/rows');
+  const { EVENT_ROW_TYPES, ROW_BINARY_COLUMNS, decodeEventRows, eventRowSpans, keepRows, packJob } = require('../../lib/ingest/rowBinary') as typeof import('../../lib/ingest/rowBinary');
   // Every column a distinct value, so a column out of place cannot go unnoticed.
   const row = () =>
     Object.fromEntries(EVENT_COLUMNS.map((c, i) => [c, c === 'screen_width' || c === 'screen_height' || c === 'engagement_ms' || c === 'scroll_depth' || c === 'revenue' ? i : `v${i}`])) as unknown as import('../../lib/ingest/rows').EventRow;
@@ -179,10 +178,9 @@ describe('event rows as JSONCompactEachRow lines', () => {
 
   const side = { identities: [], payments: [], interactions: [], errors: [], replays: [] };
 
-  it('whole lines name their event ids', () => {
+  it('fixture lines are whole rows, one per line, named by their event ids', () => {
     const rows = [row(), { ...row(), event_id: 'second', url: 'other', ts: 'v0' }, { ...row(), props: '{"a":"\n["}', ts: 'v9' }];
-    expect(packEvents(rows).eventsText).toBe(rows.map(reference).join('\n'));
-    expect(lineEventIds(packEvents(rows).eventsText.split('\n'))).toEqual(rows.map((r) => r.event_id));
+    expect(packEvents(rows)).toEqual({ eventsText: rows.map(reference).join('\n'), eventIds: rows.map((r) => r.event_id) });
   });
 
   // An independent reader of RowBinary as ClickHouse defines it: LEB128 length + UTF-8 bytes for a String,
@@ -215,8 +213,10 @@ describe('event rows as JSONCompactEachRow lines', () => {
   // What a row must read back as: its values in column order, texts well formed, the revenue as its text.
   const expected = (r: Record<string, unknown>) =>
     ROW_BINARY_COLUMNS.map((c) => (c === 'revenue' ? String(r[c]) : typeof r[c] === 'string' ? (r[c] as string).toWellFormed() : r[c]));
+  // What the worker's decoder must give back: the row itself, its texts well formed.
+  const wellFormed = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? v.toWellFormed() : v]));
 
-  it('a v5 job holds its rows as RowBinary in its payload, the request’s columns encoded once, and counts them', () => {
+  it('a job holds its rows as RowBinary in its payload, the request’s columns encoded once, and counts them', () => {
     // Every column once: the request's first, the texts, then the integers.
     expect([...ROW_BINARY_COLUMNS].sort()).toEqual([...EVENT_COLUMNS].sort());
     expect(ROW_BINARY_COLUMNS.slice(0, JOB_HEAD_COLUMNS.length)).toEqual(JOB_HEAD_COLUMNS);
@@ -226,17 +226,19 @@ describe('event rows as JSONCompactEachRow lines', () => {
     const { data, payload } = packJob(uuid, rows, side);
     expect(data).toMatchObject({ v: 5, websiteId: uuid, rows: 3, tsRange: ['v0', 'v9'] });
     expect(readRowBinary(payload)).toEqual(rows.map(expected));
+    expect(decodeEventRows(payload)).toEqual(rows.map(wellFormed));
     const spans = eventRowSpans(payload);
     expect(spans.map((s) => s.eventId)).toEqual(rows.map((r) => r.event_id));
     expect(readRowBinary(payload.subarray(spans[1].start, spans[1].end))).toEqual([expected(rows[1])]);
     expect(spans.at(-1)?.end).toBe(payload.length);
     expect(() => eventRowSpans(payload.subarray(0, payload.length - 1))).toThrow(/ends inside a row/);
+    expect(() => decodeEventRows(payload.subarray(0, payload.length - 1))).toThrow(/ends inside a row/);
     expect(ingestJobSchema.safeParse(data).success).toBe(true);
     expect(ingestJobSchema.safeParse({ ...data, rows: -1 }).success).toBe(false);
-    expect(ingestJobSchema.safeParse({ ...data, v: 4 }).success).toBe(true); // v4 jobs (JSON lines) still read
     // Rows of different requests share no head: each row carries its own.
     const mixed = [row(), { ...row(), received_at: 'later' }];
     expect(readRowBinary(packJob(uuid, mixed, side).payload)).toEqual(mixed.map(expected));
+    expect(decodeEventRows(packJob(uuid, mixed, side).payload)).toEqual(mixed.map(wellFormed));
     const empty = packJob(uuid, [], side);
     expect(empty.payload.length).toBe(0);
     expect(empty.data).toMatchObject({ rows: 0, tsRange: null });
@@ -250,26 +252,16 @@ describe('event rows as JSONCompactEachRow lines', () => {
     const kept = keepRows(job, [true, false, true]);
     expect(readRowBinary(kept.payload)).toEqual([expected(rows[0]), expected(rows[2])]);
     expect(kept.data).toMatchObject({ v: 5, rows: 2, identities: [], payments: [{ event_id: 'e1' }, { event_id: 'e3' }] });
+    expect(decodeEventRows(kept.payload)).toEqual([rows[0], rows[2]]);
     expect(readRowBinary(keepRows(job, [false, true, false]).payload)).toEqual([expected(rows[1])]);
   });
 
-  it('still reads v3 jobs: the request’s columns once in eventsHead, put back in front of every line', () => {
-    const rows = [row(), { ...row(), event_id: 'second', props: '{"a":"\n["}' }];
-    const eventsHead = JSON.stringify(JOB_HEAD_COLUMNS.map((c) => rows[0][c])).slice(1, -1);
-    const eventsText = rows.map((r) => JSON.stringify(EVENT_COLUMNS.slice(JOB_HEAD_COLUMNS.length).map((c) => r[c]))).join('\n');
-    expect(wholeLines(eventsHead, eventsText)).toBe(rows.map(reference).join('\n'));
-    expect(wholeLines(null, eventsText)).toBe(eventsText);
-    const v3 = { v: 3, websiteId: uuid, eventsHead, eventsText, eventIds: ['a', 'b'], keyed: [], tsRange: null, ...side };
-    expect(ingestJobSchema.safeParse(v3).success).toBe(true);
-    expect(ingestJobSchema.safeParse({ ...v3, eventIds: ['a'] }).success).toBe(false);
-  });
-
-  it('still reads v2 jobs, whose lines follow the old column order', () => {
-    expect([...V2_EVENT_COLUMNS].sort()).toEqual([...EVENT_COLUMNS].sort());
-    const v2 = { v: 2, websiteId: uuid, eventsText: '[]', eventIds: ['x'], keyed: [], tsRange: null, identities: [], payments: [], interactions: [], errors: [], replays: [] };
-    expect(ingestJobSchema.safeParse(v2).success).toBe(true);
-    expect(ingestJobSchema.safeParse({ ...v2, eventIds: [] }).success).toBe(false);
-    expect(ingestJobSchema.safeParse({ ...v2, v: 3 }).success).toBe(false); // v3 needs eventsHead
+  it('one job format: the earlier layouts (other versions, rows inside the data) are malformed', () => {
+    const { data } = packJob(uuid, [row()], side);
+    for (const v of [1, 2, 3, 4, 6]) expect(ingestJobSchema.safeParse({ ...data, v }).success).toBe(false);
+    const { rows: _rows, ...withoutRows } = data;
+    const inline = { ...withoutRows, eventsText: '[]', eventIds: ['x'], keyed: [], eventsHead: null };
+    for (const v of [2, 3, 5]) expect(ingestJobSchema.safeParse({ ...inline, v }).success).toBe(false);
   });
 
   it('writes lone surrogates as U+FFFD and leaves every other string as JSON has it', () => {
@@ -285,6 +277,7 @@ describe('event rows as JSONCompactEachRow lines', () => {
     const all = [...rows, ...long.map((text) => ({ ...row(), url: text, props: text })), ...mixed];
     const decoded = readRowBinary(packJob(uuid, all, side).payload);
     expect(decoded).toEqual(all.map(expected));
+    expect(decodeEventRows(packJob(uuid, all, side).payload)).toEqual(all.map(wellFormed));
     expect(decoded[0][ROW_BINARY_COLUMNS.indexOf('url')]).toBe('lone \ufffd high');
   });
 });
