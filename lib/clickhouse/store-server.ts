@@ -13,7 +13,7 @@
 // - Connections to one data directory run side by side, each with its own current database, settings given at
 //   connect (`--readonly=2`) and active roles; grants and settings constraints come from the config file.
 //
-// Security (README, Operations): every request but /ping carries the install's credential (Basic auth or
+// Security (docs/security.md): every request but /ping carries the install's credential (Basic auth or
 // X-ClickHouse-User/Key), compared in constant time; a request from a web browser (Origin or Sec-Fetch-*) is
 // refused before anything runs; GET runs on a read-only connection, as a server sets readonly for GET; client
 // statements run on connections without file access (store-engine.ts) after store-guard.ts has read them.

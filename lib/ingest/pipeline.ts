@@ -198,7 +198,7 @@ async function enqueueOrVoid(deps: IngestDeps, token: string, job: QueuedIngest)
         return (await deps.voidUnlessQueued([token]))[0];
       } catch (settleErr) {
         // Unsettled, the job may still land: keyed events are then answered deduped on retry, keyless ones
-        // may be stored twice (README: at least once while the queue's Redis is unreachable).
+        // may be stored twice (docs/ingestion.md: at least once while the queue's Redis is unreachable).
         if (attempt === SETTLE_ATTEMPTS) {
           deps.logger.error({ err: (settleErr as Error).message }, 'could not settle a failed enqueue');
           return false;
