@@ -1,11 +1,10 @@
 // The one reader of process.env (DESIGN §2 rule 1). Every variable of DESIGN §3 "Configuration" lives here,
 // parsed with zod; a bad value stops start-up with one line naming the variable.
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { storeCredentialFor } from './clickhouse/credential';
+import { keptSecret } from './keptSecret';
 import { BACKGROUND_PRIORITIES } from './process/cpuPriority';
 
 const bool = z
@@ -208,19 +207,10 @@ function storeCredential(dataDir: string): string {
 /** Outside production a missing JWT_SECRET is generated once and kept under DATA_DIR, so restarts keep sessions. */
 function jwtSecretFor(nodeEnv: Env['NODE_ENV'], dataDir: string): string {
   if (nodeEnv === 'production') throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production');
-  const file = path.join(dataDir, 'jwt-secret');
   try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // only a directory made here; an existing one keeps its mode
-    const secret = randomBytes(48).toString('base64url');
-    try {
-      fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
-      return secret;
-    } catch {
-      // Another process won the race to create it; use theirs.
-      return fs.readFileSync(file, 'utf8').trim();
-    }
+    return keptSecret(dataDir, 'jwt-secret', 48);
+  } catch (err) {
+    throw new ConfigError('DATA_DIR', `cannot keep the JWT secret: ${(err as Error).message}`);
   }
 }
 

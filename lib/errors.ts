@@ -17,6 +17,10 @@ export const forbidden = (message = 'Insufficient permission', code = 'FORBIDDEN
 export const notFound = (message = 'Not found') => new HttpError(404, 'NOT_FOUND', message);
 export const conflict = (message: string) => new HttpError(409, 'CONFLICT', message);
 
+/** 429 with Retry-After in whole seconds (at least 1), for every limit that refuses a request. */
+export const rateLimited = (message: string, retryAfterSeconds: number) =>
+  new HttpError(429, 'RATE_LIMITED', message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+
 export const serviceUnavailable = (message = 'Service temporarily unavailable; retry shortly', retryAfterSeconds = 5) =>
   new HttpError(503, 'SERVICE_UNAVAILABLE', message, { 'Retry-After': String(retryAfterSeconds) });
 

@@ -3,7 +3,7 @@
 import type { RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import { HttpError, serviceUnavailable } from '../../lib/errors';
+import { rateLimited, serviceUnavailable } from '../../lib/errors';
 import { MonthlyUsage, nextMonthStart } from '../../lib/limits/usage';
 import { effectiveLimits } from '../../lib/plans';
 import { redisKey, type Redis } from '../../lib/redis';
@@ -63,9 +63,7 @@ export function monthlyQuota(redis: Redis, prefix: string, credits: number): Req
       res.setHeader('X-Usage-Reset', String(state.resetAt));
     }
     if (!state.allowed) {
-      throw new HttpError(429, 'RATE_LIMITED', 'Monthly request quota exhausted', {
-        'Retry-After': String(Math.max(1, state.resetAt - Math.floor(Date.now() / 1000))),
-      });
+      throw rateLimited('Monthly request quota exhausted', state.resetAt - Math.floor(Date.now() / 1000));
     }
     res.on('finish', () => {
       if (res.statusCode >= 400) usage.refund(key.teamId, credits, key.keyId).catch(() => undefined);

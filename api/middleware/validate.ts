@@ -2,6 +2,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { z } from 'zod';
 import { badRequest, notFound } from '../../lib/errors';
+import { UUID } from '../../lib/checks';
 
 export function describeZodError(error: z.ZodError): string {
   const issue = error.issues[0];
@@ -33,8 +34,6 @@ export function pathUuid(req: Request, name: string, what: string): string {
   if (typeof value !== 'string' || !UUID.test(value)) throw notFound(`${what} not found`);
   return value.toLowerCase();
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // C0 controls and DEL: no route names anything with them, and PostgreSQL refuses NUL in text.
 const CONTROL = /[\u0000-\u001f\u007f]/;

@@ -15,8 +15,8 @@ import {
   SESSION_TTL_MS,
   signJwt,
 } from '../../lib/auth/tokens';
-import { rateLimited, takeAttempt, windowKeys } from '../../lib/auth/windows';
-import { forbidden, orUnavailable, unauthorized } from '../../lib/errors';
+import { takeAttempt, windowKeys } from '../../lib/auth/windows';
+import { forbidden, orUnavailable, rateLimited, unauthorized } from '../../lib/errors';
 import type { AppDeps } from '../deps';
 import { jwtUser, requireSession } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';

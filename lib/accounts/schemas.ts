@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isIpRule, MAX_PATTERN_LENGTH, MAX_PATTERN_STARS } from '../ingest/exclusions';
 import { ROLE_NAMES } from '../plans';
 import { canonicalTimeZone } from '../stats/timeZones';
+import { UUID } from '../checks';
 
 export const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
 export const password = z.string().min(8, 'must be at least 8 characters').max(512);
@@ -21,7 +22,7 @@ export const timezone = z
   .max(64)
   .refine((tz) => canonicalTimeZone(tz) !== undefined, 'must be an IANA time zone such as Europe/Berlin, known to ClickHouse')
   .transform((tz) => canonicalTimeZone(tz)!);
-export const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID');
+export const uuid = z.string().regex(UUID, 'must be a UUID');
 export const role = z.enum(ROLE_NAMES);
 
 export const registerBody = z.object({ email, password, full_name: fullName.optional() });

@@ -2,11 +2,11 @@
 // random device id. At a later sign-in for the same user it is exempt from the email's shared back-off
 // (lib/auth/throttle.ts), so a spray against the email cannot keep the owner out.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { UUID } from '../checks';
 
 export const DEVICE_COOKIE = 'tidemark_device';
 export const DEVICE_TTL_MS = 365 * 24 * 3600 * 1000;
 
-const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEVICE_ID = /^[A-Za-z0-9_-]{22}$/;
 
 export interface DeviceClaim {
@@ -27,7 +27,7 @@ export function deviceCookieValue(secret: string, userId: string, deviceId = ran
 export function verifyDeviceCookie(secret: string, value: string | undefined): DeviceClaim | undefined {
   if (typeof value !== 'string') return undefined;
   const [userId, deviceId, signature, ...rest] = value.split('.');
-  if (rest.length || !USER_ID.test(userId ?? '') || !DEVICE_ID.test(deviceId ?? '') || !signature) return undefined;
+  if (rest.length || !UUID.test(userId ?? '') || !DEVICE_ID.test(deviceId ?? '') || !signature) return undefined;
   const given = Buffer.from(signature, 'base64url');
   const expected = mac(secret, userId, deviceId);
   return given.length === expected.length && timingSafeEqual(given, expected) ? { userId, deviceId } : undefined;

@@ -4,7 +4,8 @@
 // addresses it sprays from; only a known device (a browser that signed in to the account before,
 // lib/auth/devices.ts) is exempt, so the owner on it always gets in and a new device waits about a minute.
 import type { Redis } from 'ioredis';
-import { giveBack, rateLimited, windowKeys } from './windows';
+import { rateLimited } from '../errors';
+import { giveBack, windowKeys } from './windows';
 
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 /** Failures one client (or one known device) may make on one email per window. */

@@ -2,6 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Pool, PoolClient } from 'pg';
+import { UUID } from '../checks';
 
 type Queryable = Pool | PoolClient;
 
@@ -29,8 +30,6 @@ export function signJwt(secret: string, userId: string, tokenVersion: number): s
   });
 }
 
-const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export interface JwtClaims {
   userId: string;
   tokenVersion: number;
@@ -41,7 +40,7 @@ export function verifyJwt(secret: string, token: string): JwtClaims | undefined 
   try {
     const payload = jwt.verify(token, secret, { algorithms: ['HS256'], issuer: JWT_ISSUER, audience: JWT_AUDIENCE });
     // sub is looked up as a uuid column: anything else is not a token of ours.
-    if (typeof payload !== 'object' || typeof payload.sub !== 'string' || !USER_ID.test(payload.sub)) return undefined;
+    if (typeof payload !== 'object' || typeof payload.sub !== 'string' || !UUID.test(payload.sub)) return undefined;
     const ver: unknown = payload.ver;
     return typeof ver === 'number' && Number.isSafeInteger(ver) ? { userId: payload.sub, tokenVersion: ver } : undefined;
   } catch {

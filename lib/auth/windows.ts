@@ -3,7 +3,6 @@
 import { createHmac } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
-import { HttpError } from '../errors';
 import { redisKey } from '../redis';
 
 export interface Window {
@@ -50,10 +49,6 @@ export async function takeAttempt(redis: Redis, windows: Window[]): Promise<numb
 
 export async function giveBack(redis: Redis, keys: string[]): Promise<void> {
   await redis.eval(GIVE_BACK, keys.length, ...keys);
-}
-
-export function rateLimited(message: string, retryAfterSeconds: number): HttpError {
-  return new HttpError(429, 'RATE_LIMITED', message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 }
 
 /**

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { isbot } from 'isbot';
-import { forbidden, HttpError, notFound, orUnavailable } from '../errors';
+import { forbidden, notFound, orUnavailable, rateLimited } from '../errors';
 import { PLANS, type PlanName } from '../plans';
 import type { PresenceSink } from '../realtime/presence';
 import { redisKey } from '../redis';
@@ -78,7 +78,9 @@ export async function admitBrowserClient(deps: BrowserDeps, trackingCode: string
   const salt = await orUnavailable(deps.salts.forTime(now));
   const ipHash = hashIp(salt, site.website.id, ip);
   // Counted per IPv4 address or IPv6 /64: one host holds a whole /64, and would otherwise get a limit per address.
-  await orUnavailable(checkAbuse(deps, site.website.id, hashIp(salt, site.website.id, clientBucket(ip)), now));
+  const bucket = clientBucket(ip);
+  const clientHash = bucket === ip ? ipHash : hashIp(salt, site.website.id, bucket);
+  await orUnavailable(checkAbuse(deps, site.website.id, clientHash, now));
   return { site, salt, ipHash };
 }
 
@@ -209,7 +211,7 @@ async function checkAbuse(deps: BrowserDeps, websiteId: string, ipHash: string, 
   const key = redisKey(deps.redisPrefix, 'abuse', websiteId, ipHash.slice(0, 32), String(minute));
   const [[, count]] = (await deps.redis.multi().incr(key).expire(key, 120).exec()) as [[null, number], [null, number]];
   if (count > ABUSE_LIMIT_PER_MINUTE) {
-    throw new HttpError(429, 'RATE_LIMITED', 'Too many events from this client', { 'Retry-After': String(60 - Math.floor((now / 1000) % 60)) });
+    throw rateLimited('Too many events from this client', 60 - Math.floor((now / 1000) % 60));
   }
 }
 

@@ -11,6 +11,7 @@ import {
   type RejectionReason,
   type ServerEventType,
 } from './schemas';
+import { UUID } from '../checks';
 
 export interface ValidEvent {
   type: ServerEventType;
@@ -33,7 +34,6 @@ export interface ValidationContext {
 }
 
 // 8-4-4-4-12 hex, any version and case, but not the nil UUID (DESIGN §3).
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NIL = /^0{8}-0{4}-0{4}-0{4}-0{12}$/;
 export const isUuidShaped = (v: unknown): v is string => typeof v === 'string' && UUID.test(v) && !NIL.test(v);
 

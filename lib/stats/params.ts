@@ -16,6 +16,7 @@ import {
   type PeriodError,
 } from './period';
 import { parseDate, type LocalDate } from './time';
+import { UUID } from '../checks';
 
 const PERIOD_MESSAGES: Record<PeriodError, string> = {
   INVALID_PERIOD: `period must be one of ${PERIODS.join(', ')} or custom:YYYY-MM-DD,YYYY-MM-DD`,
@@ -71,7 +72,6 @@ export interface StatsParamError {
   message: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function fail(code: string, message: string): { error: StatsParamError } {
   return { error: { code, message } };

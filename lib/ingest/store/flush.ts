@@ -59,8 +59,8 @@ interface Entry {
   job: FlushJob;
   at: number;
   payload?: Buffer;
-  /** Events of this job left out because the job is void. */
-  voided?: Set<string>;
+  /** The job is void (its request was answered 503): nothing of it is written. */
+  void?: boolean;
 }
 
 /** What one job contributes to the insert once void or already-stored events are taken out. */
@@ -137,7 +137,7 @@ async function prepare(deps: FlushDeps, e: Entry, voidJobs: ReadonlySet<string>)
   const all = data.rows;
   // The request was answered 503: none of its events was accepted.
   if (voidJobs.has(job.id)) {
-    e.voided = new Set([...data.identities, ...data.payments].map((r) => r.event_id));
+    e.void = true;
     return { lines: EMPTY, rowNames: [], rows: 0, dropped: all };
   }
   if (!job.retried || !payload || !data.tsRange) return { lines: payload ?? EMPTY, rowNames: [`job:${job.id}`], rows: all, dropped: 0 };
@@ -172,11 +172,9 @@ async function isolate(deps: FlushDeps, batch: Entry[], prepared: Prepared[], ou
 
 /** PostgreSQL records and browser-only tables; all idempotent, so they go before the events. */
 async function writeSideRecords(deps: FlushDeps, batch: Entry[]): Promise<void> {
-  const voided = new Set<string>();
-  for (const e of batch) for (const id of e.voided ?? []) voided.add(id);
-  const jobs = batch.map((e) => e.job.data);
-  const identities = jobs.flatMap((d) => d.identities).filter((r) => !voided.has(r.event_id));
-  const payments = jobs.flatMap((d) => d.payments).filter((r) => !voided.has(r.event_id));
+  const jobs = batch.filter((e) => !e.void).map((e) => e.job.data);
+  const identities = jobs.flatMap((d) => d.identities);
+  const payments = jobs.flatMap((d) => d.payments);
   const browser = {
     interactions: jobs.flatMap((d) => d.interactions),
     errors: jobs.flatMap((d) => d.errors),
