@@ -27,12 +27,6 @@ export const PLANS: Record<PlanName, PlanLimits> = {
   enterprise: { requestsPerMinute: 120, requestsPerMonth: 1_000_000, maxWebsites: null, maxTeamMembers: null, eventsPerMonth: 100_000_000, dataRetentionDays: 1825 },
 };
 
-const PLAN_RANK: Record<PlanName, number> = { free: 0, pro: 1, scale: 2, enterprise: 3 };
-
-export function planAtLeast(plan: PlanName, minimum: PlanName): boolean {
-  return PLAN_RANK[plan] >= PLAN_RANK[minimum];
-}
-
 /** Parses an operator-given plan name, legacy names included. */
 export function parsePlanName(input: string): { plan: PlanName; label: string } | undefined {
   const name = input.trim().toLowerCase();

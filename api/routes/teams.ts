@@ -1,13 +1,11 @@
 // /api/teams/:teamId: API keys (admin), permissions, usage and members (any active member).
 import { Router } from 'express';
-import type { Pool } from 'pg';
 import { apiKeyView, createApiKey, getTeamApiKey, listApiKeys, revokeApiKey } from '../../lib/accounts/apiKeys';
 import { apiKeyActivity } from '../../lib/stats/apiKeyActivity';
 import { listMembers, memberView } from '../../lib/accounts/members';
 import { createApiKeyBody } from '../../lib/accounts/schemas';
 import { countActiveMembers, countWebsites, hasRole, planLimits, requireTeamRole } from '../../lib/accounts/teams';
-import { listWebsitesForTeam } from '../../lib/accounts/websites';
-import type { ClickHouseClient } from '../../lib/clickhouse/client';
+import { eventsStoredSince } from '../../lib/limits/eventsStored';
 import type { AppDeps } from '../deps';
 import { requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
@@ -76,7 +74,7 @@ export function teamRoutes(deps: AppDeps): Router {
       plan: t.plan_label ?? t.plan,
       period: { start: start.toISOString(), end: now.toISOString() },
       usage: {
-        events: await eventsSince(deps.clickhouse, pool, t.id, start),
+        events: await eventsStoredSince(deps.clickhouse, pool, t.id, start),
         events_limit: limits.eventsPerMonth,
         websites: await countWebsites(pool, t.id),
         websites_limit: limits.maxWebsites,
@@ -91,17 +89,4 @@ export function teamRoutes(deps: AppDeps): Router {
     sendData(res, (await listMembers(pool, t.id)).map((m) => memberView(m, true)));
   });
   return router;
-}
-
-async function eventsSince(clickhouse: ClickHouseClient, pool: Pool, teamId: string, start: Date): Promise<number> {
-  const ids = (await listWebsitesForTeam(pool, teamId)).map((w) => w.id);
-  if (ids.length === 0) return 0;
-  const rows = await (
-    await clickhouse.query({
-      query: 'SELECT count() AS n FROM events WHERE website_id IN {ids:Array(UUID)} AND ts >= {start:DateTime64(3)}',
-      query_params: { ids, start: start.getTime() / 1000 },
-      format: 'JSONEachRow',
-    })
-  ).json<{ n: string }>();
-  return Number(rows[0]?.n ?? 0);
 }
