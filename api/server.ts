@@ -2,7 +2,7 @@
 import type { Server } from 'node:http';
 import { clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
 import { configOrExit, type Config } from '../lib/config';
-import { createPool, ensureDatabase } from '../lib/db/pool';
+import { createPool } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
 import { createLogger } from '../lib/log';
 import { createMetrics } from '../lib/metrics';
@@ -10,17 +10,20 @@ import { runRole } from '../lib/process/shutdown';
 import { openEnrichers } from '../lib/ingest/enrichers';
 import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
 import { warnUnlessMemoryBounded } from '../lib/queue/memoryHeadroom';
-import { checkQueueDurability, createRedis, requireRedisVersion, warnUnlessNoEviction, waitReady } from '../lib/redis';
+import { checkQueueDurability, createRedis, requireRedisVersion, warnUnlessNoEviction } from '../lib/redis';
+import { reachClickHouse, reachPostgres, reachRedis } from '../lib/process/startup';
 import { adoptServerTimeZones } from '../lib/stats/timeZones';
 import { createApp } from './app';
 
 export async function startWeb(config: Config): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
   const logger = createLogger(config.LOG_LEVEL, 'web');
-  await ensureDatabase(config.DATABASE_URL);
+  const waitMs = config.STARTUP_WAIT_SECONDS * 1000;
+  await reachPostgres(config.DATABASE_URL, logger, waitMs);
   const pool = createPool(config.DATABASE_URL, 10, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL connection closed'));
   const clickhouse = createClickHouse(clickHouseTarget(config));
+  await reachClickHouse(clickHouseTarget(config), config.EMBEDDED_STORE, logger, waitMs);
   const redis = createRedis(config.REDIS_URL, 'request', 'tidemark-web');
-  await waitReady(redis, 10_000);
+  await reachRedis(redis, 'REDIS_URL', config.REDIS_URL, logger, waitMs);
   await requireRedisVersion(redis, 'REDIS_URL');
   await warnUnlessNoEviction(redis, logger);
   await warnUnlessMemoryBounded(redis, config.QUEUE_MEMORY_LIMIT_PERCENT, logger);
@@ -35,13 +38,14 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
     clickhouse,
     clickhouseTarget: clickHouseTarget(config),
     clickhouseCluster: config.CLICKHOUSE_CLUSTER,
+    clickhouseSetting: config.EMBEDDED_STORE ? 'STORE_PORT' : 'CLICKHOUSE_URL',
     logger,
   });
   await adoptServerTimeZones(clickhouse, logger);
   const dedupeRedis =
     config.DEDUPE_REDIS_URL === config.REDIS_URL ? redis : createRedis(config.DEDUPE_REDIS_URL, 'request', 'tidemark-dedupe');
   if (dedupeRedis !== redis) {
-    await waitReady(dedupeRedis, 10_000);
+    await reachRedis(dedupeRedis, 'DEDUPE_REDIS_URL', config.DEDUPE_REDIS_URL, logger, waitMs);
     await requireRedisVersion(dedupeRedis, 'DEDUPE_REDIS_URL');
     // Forgotten claims double a retried request, but lose nothing: warned about, never refused.
     await warnUnlessNoEviction(dedupeRedis, logger);
@@ -86,6 +90,6 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
 }
 
 if (require.main === module) {
-  const config = configOrExit();
-  runRole('web', () => startWeb(config));
+  const config = configOrExit('web');
+  runRole('web', () => startWeb(config), { logLevel: config.LOG_LEVEL });
 }

@@ -4,6 +4,8 @@ import cron, { type ScheduledTask } from 'node-cron';
 import { configOrExit, type Config } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { runRole } from '../lib/process/shutdown';
+import { reachRedis } from '../lib/process/startup';
+import { createRedis } from '../lib/redis';
 import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
 import { SCHEDULED_JOBS } from './registry';
 
@@ -15,6 +17,13 @@ export function scheduledJobId(name: string, at: Date): string {
 
 export async function startClock(config: Config): Promise<{ stop(): Promise<void> }> {
   const logger = createLogger(config.LOG_LEVEL, 'clock');
+  // The queue's own connection retries forever; a probe makes an unreachable Redis a clear, bounded failure.
+  const probe = createRedis(config.REDIS_URL, 'request', 'tidemark-clock');
+  try {
+    await reachRedis(probe, 'REDIS_URL', config.REDIS_URL, logger, config.STARTUP_WAIT_SECONDS * 1000);
+  } finally {
+    probe.disconnect();
+  }
   const queue = createProducerQueue(QUEUE_NAMES.jobs, config.REDIS_URL, config.REDIS_PREFIX);
   const tasks: ScheduledTask[] = SCHEDULED_JOBS.map((job) =>
     cron.schedule(
@@ -42,6 +51,6 @@ export async function startClock(config: Config): Promise<{ stop(): Promise<void
 }
 
 if (require.main === module) {
-  const config = configOrExit();
-  runRole('clock', () => startClock(config));
+  const config = configOrExit('clock');
+  runRole('clock', () => startClock(config), { logLevel: config.LOG_LEVEL });
 }

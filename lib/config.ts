@@ -1,11 +1,14 @@
 // The one reader of process.env (DESIGN §2 rule 1). Every variable of DESIGN §3 "Configuration" lives here,
 // parsed with zod; a bad value stops start-up with one line naming the variable.
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { storeCredentialFor } from './clickhouse/credential';
 import { keptSecret } from './keptSecret';
 import { BACKGROUND_PRIORITIES } from './process/cpuPriority';
+import { writeFatal } from './process/output';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -145,6 +148,7 @@ const envSchema = z.object({
   OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
   GEOIP_CITY_DB_V4: z.string().min(1).optional(),
   GEOIP_CITY_DB_V6: z.string().min(1).optional(),
+  STARTUP_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -214,21 +218,36 @@ function jwtSecretFor(nodeEnv: Env['NODE_ENV'], dataDir: string): string {
   }
 }
 
+/**
+ * The process environment over `.env` in the working directory (when there is one): a variable set in the
+ * environment wins over the file's.
+ */
+export function environment(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(cwd, '.env'), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return env;
+    throw new ConfigError('.env', `cannot be read: ${(err as Error).message}`);
+  }
+  return { ...parseEnv(text), ...env };
+}
+
 let cached: Config | undefined;
 
 /** The process configuration, parsed once. Entry points call this; libraries receive Config as a parameter. */
 export function config(): Config {
-  cached ??= loadConfig();
+  cached ??= loadConfig(environment());
   return cached;
 }
 
 /** For entry points: parse or exit with the one-line reason. */
-export function configOrExit(): Config {
+export function configOrExit(role = 'tidemark'): Config {
   try {
     return config();
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
+      writeFatal(role, err.message, { setting: err.variable });
       process.exit(78); // EX_CONFIG
     }
     throw err;

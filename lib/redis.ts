@@ -36,19 +36,26 @@ export function bullPrefix(prefix: string): string {
 export async function waitReady(client: Redis, timeoutMs = 5_000): Promise<void> {
   if (client.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
+    let lastError: Error | undefined;
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error('redis not reachable'));
+      const why = lastError ? (lastError as NodeJS.ErrnoException).code ?? lastError.message : client.status;
+      reject(new Error(`redis not reachable within ${timeoutMs} ms (${why})`));
     }, timeoutMs);
     const onReady = () => {
       cleanup();
       resolve();
     };
+    const onError = (err: Error) => {
+      lastError = err;
+    };
     const cleanup = () => {
       clearTimeout(timer);
       client.off('ready', onReady);
+      client.off('error', onError);
     };
     client.on('ready', onReady);
+    client.on('error', onError);
   });
 }
 

@@ -2,10 +2,11 @@
 import { Worker } from 'bullmq';
 import { clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
 import { configOrExit, type Config } from '../lib/config';
-import { createPool, ensureDatabase } from '../lib/db/pool';
+import { createPool } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
 import { createLogger } from '../lib/log';
 import { runRole } from '../lib/process/shutdown';
+import { reachClickHouse, reachPostgres, reachRedis } from '../lib/process/startup';
 import { QUEUE_NAMES } from '../lib/queue/queues';
 import { bullPrefix, createRedis, requireRedisVersion, warnUnlessNoEviction } from '../lib/redis';
 import { WriterLag } from '../lib/queue/lag';
@@ -17,17 +18,21 @@ const INGEST_CONCURRENCY = 64;
 
 export async function startWorker(config: Config): Promise<{ stop(): Promise<void> }> {
   const logger = createLogger(config.LOG_LEVEL, 'worker');
-  await ensureDatabase(config.DATABASE_URL);
+  const waitMs = config.STARTUP_WAIT_SECONDS * 1000;
+  await reachPostgres(config.DATABASE_URL, logger, waitMs);
   const pool = createPool(config.DATABASE_URL, 10, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL connection closed'));
   const clickhouse = createClickHouse(clickHouseTarget(config));
+  await reachClickHouse(clickHouseTarget(config), config.EMBEDDED_STORE, logger, waitMs);
+  const connection = createRedis(config.REDIS_URL, 'worker', 'tidemark-worker');
+  await reachRedis(connection, 'REDIS_URL', config.REDIS_URL, logger, waitMs);
   await migrate({
     pool,
     clickhouse,
     clickhouseTarget: clickHouseTarget(config),
     clickhouseCluster: config.CLICKHOUSE_CLUSTER,
+    clickhouseSetting: config.EMBEDDED_STORE ? 'STORE_PORT' : 'CLICKHOUSE_URL',
     logger,
   });
-  const connection = createRedis(config.REDIS_URL, 'worker', 'tidemark-worker');
   await requireRedisVersion(connection, 'REDIS_URL');
   await warnUnlessNoEviction(connection, logger);
   const jobs = new Worker(QUEUE_NAMES.jobs, jobsProcessor({ pool, clickhouse, redis: connection, redisPrefix: config.REDIS_PREFIX, logger }), {
@@ -75,6 +80,6 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
 }
 
 if (require.main === module) {
-  const config = configOrExit();
-  runRole('worker', () => startWorker(config));
+  const config = configOrExit('worker');
+  runRole('worker', () => startWorker(config), { logLevel: config.LOG_LEVEL });
 }

@@ -37,6 +37,6 @@ export async function startStore(cfg: Config): Promise<{ stop(): Promise<void> }
 }
 
 if (require.main === module) {
-  const config = configOrExit();
-  runRole('store', () => startStore(config));
+  const config = configOrExit('store');
+  runRole('store', () => startStore(config), { logLevel: config.LOG_LEVEL });
 }

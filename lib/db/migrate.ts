@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Pool } from 'pg';
-import { createClickHouse, type ClickHouseClient, type ClickHouseTarget } from '../clickhouse/client';
+import type { ClickHouseClient, ClickHouseTarget } from '../clickhouse/client';
+import { claimStore, instanceId } from './instance';
 import type { Logger } from '../log';
 import { SQL_ROOT } from '../paths';
 
@@ -24,6 +25,8 @@ export interface MigrateDeps {
   /** Where `clickhouse` points (clickHouseTarget); the database it names is created first. */
   clickhouseTarget: ClickHouseTarget;
   clickhouseCluster?: string;
+  /** The variable that points at the store (STORE_PORT embedded, else CLICKHOUSE_URL), named when it is another instance's. */
+  clickhouseSetting?: string;
   logger: Logger;
 }
 
@@ -54,6 +57,12 @@ export async function migrate(deps: MigrateDeps): Promise<MigrateResult> {
   try {
     await lockClient.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     const postgres = await migratePostgres(deps);
+    await claimStore(await instanceId(deps.pool), {
+      target: deps.clickhouseTarget,
+      setting: deps.clickhouseSetting ?? 'CLICKHOUSE_URL',
+      engine: renderClickHouseSql('{{ENGINE}}', deps.clickhouseCluster),
+      onCluster: deps.clickhouseCluster ? ` ON CLUSTER ${deps.clickhouseCluster}` : '',
+    });
     const clickhouse = await migrateClickHouse(deps);
     return { postgres, clickhouse };
   } finally {
@@ -121,17 +130,9 @@ export function splitStatements(sql: string): string[] {
     .filter((s) => s.length > 0);
 }
 
-async function migrateClickHouse({ clickhouse, clickhouseTarget, clickhouseCluster, logger }: MigrateDeps): Promise<string[]> {
-  const clickhouseDatabase = clickhouseTarget.database;
+async function migrateClickHouse({ clickhouse, clickhouseCluster, logger }: MigrateDeps): Promise<string[]> {
   const onCluster = clickhouseCluster ? ` ON CLUSTER ${clickhouseCluster}` : '';
-  // The database must exist before a client bound to it can run anything, so this one statement runs
-  // through a client bound to the server's always-present `default` database.
-  const bootstrap = createClickHouse({ ...clickhouseTarget, database: 'default' });
-  try {
-    await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${clickhouseDatabase}${onCluster}` });
-  } finally {
-    await bootstrap.close();
-  }
+  // claimStore (run first) created the database.
   await clickhouse.command({
     query: `CREATE TABLE IF NOT EXISTS schema_migrations${onCluster} (
       version UInt32, name String, checksum String, applied_at DateTime DEFAULT now()

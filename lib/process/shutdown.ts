@@ -1,4 +1,8 @@
 // SIGTERM/SIGINT handling shared by every role (DESIGN §2 rule 8): stop once, within 10 s, then exit.
+import { unsupportedNode } from './nodeVersion';
+import { captureStrayOutput, writeFatal } from './output';
+import { StartupError } from './startup';
+
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
 /**
@@ -23,15 +27,34 @@ export function onShutdown(stop: () => Promise<void>, deadlineMs = SHUTDOWN_DEAD
   if (process.connected) process.on('disconnect', handler);
 }
 
-/** Starts a role with its shutdown handler already in place; a failed start exits with one line. */
-export function runRole<T extends { stop(): Promise<void> }>(name: string, start: () => Promise<T>): void {
+/**
+ * Starts a role with its shutdown handler already in place. A failed start exits with one JSON line naming
+ * the reason (and the setting, when known); a finished start tells a supervising parent it is ready.
+ */
+export function runRole<T extends { stop(): Promise<void> }>(
+  name: string,
+  start: () => Promise<T>,
+  opts: { logLevel?: string } = {},
+): void {
+  const unsupported = unsupportedNode();
+  if (unsupported) {
+    writeFatal(name, unsupported);
+    process.exit(1);
+  }
+  captureStrayOutput(name, opts.logLevel ?? 'info');
   const started = start();
   onShutdown(async () => {
     const role = await started.catch(() => undefined);
     await role?.stop();
   });
-  started.catch((err: Error) => {
-    process.stderr.write(`${name} failed to start: ${err.message}\n`);
-    process.exit(1);
-  });
+  started.then(
+    () => {
+      if (process.connected) process.send?.({ type: 'ready', role: name });
+    },
+    (err: Error) => {
+      const setting = err instanceof StartupError ? { setting: err.setting } : {};
+      writeFatal(name, `failed to start: ${err.message}`, setting);
+      process.exit(1);
+    },
+  );
 }

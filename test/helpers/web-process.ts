@@ -89,16 +89,52 @@ function waitForLine(child: ChildProcess, msg: string): Promise<void> {
   });
 }
 
-/** Runs a web role expected to refuse to start: its exit code and what it printed on stderr. */
-export async function webStartFailure(config: Config, port: number, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [webEntry()], { env: { ...roleEnv(config, port), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+/** Runs a role expected to refuse to start: its exit code and what it printed on stdout and stderr. */
+export async function roleStartFailure(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = START_TIMEOUT_MS,
+): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const file = path.join(__dirname, '..', '..', 'dist', entry);
+  if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`npx tsc -p tsconfig.json\` first`);
+  const child = spawn(process.execPath, [file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
+  let stdout = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), START_TIMEOUT_MS);
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   // 'close', not 'exit': exit can come before the last of stderr has been read.
   const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
   clearTimeout(timer);
-  return { code, stderr };
+  return { code, stderr, stdout };
+}
+
+/** Runs a web role expected to refuse to start. */
+export function webStartFailure(config: Config, port: number, env: NodeJS.ProcessEnv = {}) {
+  return roleStartFailure(path.join('api', 'server.js'), { ...roleEnv(config, port), ...env });
+}
+
+/** The one line a refused start writes on stderr, parsed (it must be exactly one JSON line). */
+export function fatalLine(stderr: string): { level: number; role: string; msg: string; setting?: string } {
+  const lines = stderr.trim().split('\n');
+  if (lines.length !== 1) throw new Error(`expected one line on stderr, got ${lines.length}:\n${stderr}`);
+  return JSON.parse(lines[0]);
+}
+
+/** Every non-empty line of `text` parses as a JSON object. */
+export function allJsonLines(text: string): boolean {
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .every((l) => {
+      try {
+        return typeof JSON.parse(l) === 'object';
+      } catch {
+        return false;
+      }
+    });
 }

@@ -7,7 +7,7 @@ import { checkQueueDurability, readPersistence } from '../../lib/redis';
 import { dropDatabase, testConfig } from '../helpers/context';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/privateRedis';
 import { freePort } from '../helpers/store-process';
-import { webStartFailure } from '../helpers/web-process';
+import { fatalLine, webStartFailure } from '../helpers/web-process';
 
 let redis: PrivateRedis;
 beforeAll(async () => {
@@ -69,8 +69,9 @@ describe('the web role process', () => {
     const { code, stderr } = await webStartFailure(config, await freePort(), { NODE_ENV: 'production' });
     await dropDatabase(config.DATABASE_URL);
     expect(code).not.toBe(0);
-    expect(stderr.trim().split('\n')).toHaveLength(1);
-    expect(stderr).toMatch(/^web failed to start: REDIS_URL has no append-only file.*ALLOW_VOLATILE_QUEUE/);
+    const fatal = fatalLine(stderr);
+    expect(fatal.role).toBe('web');
+    expect(fatal.msg).toMatch(/^failed to start: REDIS_URL has no append-only file.*ALLOW_VOLATILE_QUEUE/);
   });
 
   it('exits with one line naming PORT when its port is taken', async () => {
@@ -81,7 +82,7 @@ describe('the web role process', () => {
       const { code, stderr } = await webStartFailure(config, port);
       await dropDatabase(config.DATABASE_URL);
       expect(code).not.toBe(0);
-      expect(stderr.trim().split('\n')).toEqual([`web failed to start: PORT ${port} is already in use`]);
+      expect(fatalLine(stderr)).toMatchObject({ role: 'web', msg: `failed to start: PORT ${port} is already in use` });
     } finally {
       taken.close();
     }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { ClickHouseError } from '@clickhouse/client';
 import { createClickHouse } from '../../lib/clickhouse/client';
 import { spawnStore, startStoreProcess, type StoreProcess } from '../helpers/store-process';
+import { fatalLine } from '../helpers/web-process';
 
 jest.setTimeout(120_000);
 
@@ -365,9 +366,7 @@ describe('the port', () => {
     child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).not.toBe(0);
-    const lines = stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^store\\b.*STORE_PORT ${store.port} is already in use$`));
+    expect(fatalLine(stderr)).toMatchObject({ role: 'store', msg: `failed to start: STORE_PORT ${store.port} is already in use` });
     expect(stdout).not.toContain('store listening');
     expect(fs.existsSync(marker)).toBe(true);
     fs.rmSync(marker);

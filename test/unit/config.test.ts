@@ -231,7 +231,10 @@ describe('loadConfig', () => {
       timeout: 20_000,
     });
     expect(r.status).not.toBe(0);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^invalid configuration: PORT /);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const fatal = JSON.parse(lines[0]);
+    expect(fatal).toMatchObject({ level: 60, role: 'web', setting: 'PORT' });
+    expect(fatal.msg).toMatch(/^invalid configuration: PORT /);
   });
 });
