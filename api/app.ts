@@ -19,6 +19,7 @@ import { browserIngestRoutes } from './routes/browserIngest';
 import { healthRoutes } from './routes/health';
 import { trackerRoutes } from './routes/tracker';
 import { ingestRoutes } from './routes/ingest';
+import { inviteRoutes, teamInviteRoutes } from './routes/invites';
 import { teamRoutes } from './routes/teams';
 import { userRoutes } from './routes/users';
 import { websiteRoutes } from './routes/websites';
@@ -47,7 +48,9 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/auth', authRoutes(deps));
   app.use('/api/users', userRoutes(deps));
   app.use('/api/websites', websiteRoutes(deps, sites));
+  app.use('/api/teams/:teamId/invites', teamInviteRoutes(deps));
   app.use('/api/teams', teamRoutes(deps));
+  app.use('/api/invites', inviteRoutes(deps));
   // The OpenAPI document is public and edge-cacheable (spec: 5 minutes).
   app.get('/api/external/v1/openapi.json', (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=300');

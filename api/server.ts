@@ -6,6 +6,7 @@ import { createPool } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
 import { createLogger } from '../lib/log';
 import { createMetrics } from '../lib/metrics';
+import { startHeartbeat } from '../lib/process/heartbeat';
 import { runRole } from '../lib/process/shutdown';
 import { openEnrichers } from '../lib/ingest/enrichers';
 import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
@@ -74,11 +75,13 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const stopBeat = startHeartbeat(redis, config.REDIS_PREFIX, 'web');
   logger.info({ port }, 'web listening');
   return {
     server,
     port,
     async stop() {
+      await stopBeat();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await ingestQueue.close();

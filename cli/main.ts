@@ -1,29 +1,122 @@
-// The `tidemark` command. Reads the same configuration as the server and talks to the same stores, so it
-// works while the service runs. Each command answers --help.
-import { randomBytes } from 'node:crypto';
+// The `tidemark` command. Reads the same configuration as the server (environment over .env) and talks to the
+// same stores, so it works while the service runs. Every level answers --help; a command's code is loaded only
+// when it runs, so help and --version answer at once.
 import { parseArgs } from 'node:util';
 import type { Pool } from 'pg';
-import { email as emailSchema, password as passwordSchema } from '../lib/accounts/schemas';
-import { setTeamLimits, setTeamPlan } from '../lib/accounts/teams';
-import { createUser, findUserByEmail, setPassword } from '../lib/accounts/users';
-import { clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
-import { loadConfig, type Config } from '../lib/config';
-import { createPool, ensureDatabase } from '../lib/db/pool';
-import { migrate } from '../lib/db/migrate';
-import { rollupDaily } from '../jobs/rollupDaily';
-import { compactRollups, MARK_MARGIN_MS, settleLateMarks } from '../lib/stats/rollups';
-import { HttpError } from '../lib/errors';
-import { createLogger } from '../lib/log';
-import { parsePlanName, PLANS } from '../lib/plans';
-import { restampRetention } from '../lib/retention';
-import { createProducerQueue, QUEUE_NAMES, type ProducerQueue, type QueueName } from '../lib/queue/queues';
-import { waitReady } from '../lib/redis';
+import { VERSION } from '../lib/version';
+import type { Context, Io, Values } from './context';
 
-export interface Io {
-  out(text: string): void;
-  err(text: string): void;
-  stdin(): Promise<string>;
+type Options = Record<string, { type: 'string' | 'boolean' }>;
+
+interface Command {
+  usage: string;
+  summary: string;
+  options: Options;
+  load(): Promise<(values: Values, ctx: Context) => Promise<void>>;
 }
+
+const json = { json: { type: 'boolean' } } as const;
+
+const COMMANDS: Record<string, Command> = {
+  migrate: {
+    summary: 'apply pending PostgreSQL and ClickHouse migrations',
+    usage: 'tidemark migrate\n  Applies pending PostgreSQL and ClickHouse migrations (safe while the service runs).',
+    options: {},
+    load: () => import('./commands/migrate').then((m) => m.runMigrate),
+  },
+  rollup: {
+    summary: "bring every website's daily rollups up to date now",
+    usage:
+      "tidemark rollup\n  Brings every website's daily rollups up to its last closed day now (the clock does this every 10 minutes,\n  62 days per website per run), then merges the rollup tables into one part per partition; run it after an\n  upgrade or an import to backfill at once.",
+    options: {},
+    load: () => import('./commands/rollup').then((m) => m.runRollup),
+  },
+  status: {
+    summary: 'roles up, queue depths, store size, last scheduled job runs',
+    usage:
+      'tidemark status [--json]\n  The roles that are up (with version, host, pid), the depth of each queue, the store\'s size and the last run\n  of each scheduled job.',
+    options: json,
+    load: () => import('./commands/status').then((m) => m.runStatus),
+  },
+  snippet: {
+    summary: "print a website's tracking script tag",
+    usage:
+      'tidemark snippet --website <id> [--persist] [--allow-localhost] [--json]\n  Prints the script tag to paste into the website\'s pages (PUBLIC_URL must be the address browsers reach).',
+    options: { website: { type: 'string' }, persist: { type: 'boolean' }, 'allow-localhost': { type: 'boolean' }, ...json },
+    load: () => import('./commands/snippet').then((m) => m.runSnippet),
+  },
+  'queue failed': {
+    summary: 'list jobs that failed for good',
+    usage: 'tidemark queue failed [--queue ingest|jobs] [--limit N]\n  Lists jobs that failed for good (retries exhausted or malformed), newest first.',
+    options: { queue: { type: 'string' }, limit: { type: 'string' } },
+    load: () => import('./commands/queue').then((m) => m.runQueueFailed),
+  },
+  'queue retry': {
+    summary: 'move failed jobs back to the queue',
+    usage: 'tidemark queue retry [--queue ingest|jobs] (--id <job id> | --all)\n  Moves failed jobs back to the queue to be processed again.',
+    options: { queue: { type: 'string' }, id: { type: 'string' }, all: { type: 'boolean' } },
+    load: () => import('./commands/queue').then((m) => m.runQueueRetry),
+  },
+  'admin create-user': {
+    summary: 'create a user with a personal team',
+    usage:
+      'tidemark admin create-user --email <email> [--name <full name>] [--password-stdin] [--owner]\n' +
+      '  Creates a user with a personal team on DEFAULT_PLAN. The first user of an instance owns it (team on plan\n' +
+      '  unlimited); --owner makes this user the owner instead. Without --password-stdin a password is generated and printed.',
+    options: { email: { type: 'string' }, name: { type: 'string' }, 'password-stdin': { type: 'boolean' }, owner: { type: 'boolean' } },
+    load: () => import('./commands/admin').then((m) => m.runCreateUser),
+  },
+  'admin reset-password': {
+    summary: "set a user's password and sign them out everywhere",
+    usage:
+      'tidemark admin reset-password --email <email> [--password-stdin]\n' +
+      '  Sets a new password and signs the user out everywhere. Without --password-stdin one is generated and printed.',
+    options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+    load: () => import('./commands/admin').then((m) => m.runResetPassword),
+  },
+  'admin invite': {
+    summary: 'print a one-time link that lets a person join a team',
+    usage:
+      'tidemark admin invite --team <id> --email <email> [--role viewer|editor|admin|owner]\n' +
+      '  Creates a one-time invite link (valid 7 days) for that email to join the team, registering on the way\n' +
+      '  if they have no account (also when ALLOW_SIGNUP=false).',
+    options: { team: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
+    load: () => import('./commands/admin').then((m) => m.runInvite),
+  },
+  'admin plan': {
+    summary: "set a team's plan",
+    usage:
+      "tidemark admin plan --team <id> --plan free|pro|scale|enterprise|unlimited\n  Sets a team's plan (legacy names starter = pro, professional = scale are accepted and reported back);\n  stored data follows the plan's retention.",
+    options: { team: { type: 'string' }, plan: { type: 'string' } },
+    load: () => import('./commands/admin').then((m) => m.runPlan),
+  },
+  'admin limits': {
+    summary: "override a team's request and event limits",
+    usage:
+      'tidemark admin limits --team <id> [--rpm N|unlimited|plan] [--monthly N|unlimited|plan] [--events N|unlimited|plan]\n' +
+      '  Overrides a team\'s per-minute, per-month request and monthly event limits; "plan" restores the plan\'s value.',
+    options: { team: { type: 'string' }, rpm: { type: 'string' }, monthly: { type: 'string' }, events: { type: 'string' } },
+    load: () => import('./commands/admin').then((m) => m.runLimits),
+  },
+  'admin users list': {
+    summary: 'list users',
+    usage: 'tidemark admin users list [--json]\n  Every user: id, email, name, whether they own the instance, active team memberships.',
+    options: json,
+    load: () => import('./commands/lists').then((m) => m.runUsersList),
+  },
+  'admin teams list': {
+    summary: 'list teams',
+    usage: 'tidemark admin teams list [--json]\n  Every team: id, name, plan, members, websites, limit overrides.',
+    options: json,
+    load: () => import('./commands/lists').then((m) => m.runTeamsList),
+  },
+  'admin websites list': {
+    summary: 'list websites',
+    usage: 'tidemark admin websites list [--json]\n  Every website: id, domain, name, tracking code, team, time zone.',
+    options: json,
+    load: () => import('./commands/lists').then((m) => m.runWebsitesList),
+  },
+};
 
 const defaultIo: Io = {
   out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
@@ -35,280 +128,112 @@ const defaultIo: Io = {
   },
 };
 
-interface Command {
-  usage: string;
-  options: Record<string, { type: 'string' | 'boolean' }>;
-  run(values: Record<string, string | boolean | undefined>, ctx: Context): Promise<void>;
+/** Help for a level: every command whose name starts with `group` (all of them for ''). */
+function helpText(group: string): string {
+  const names = Object.keys(COMMANDS).filter((n) => group === '' || n === group || n.startsWith(`${group} `));
+  const width = Math.max(...names.map((n) => n.length));
+  return [
+    `Usage: tidemark ${group ? `${group} ` : ''}<command> [options]`,
+    '',
+    'Commands:',
+    ...names.map((n) => `  ${n.padEnd(width)}  ${COMMANDS[n].summary}`),
+    '',
+    group ? `Run \`tidemark ${group} <command> --help\` for a command's options.` : 'Run `tidemark <command> --help` for a command\'s options; `tidemark --version` for the version.',
+  ].join('\n');
 }
 
-interface Context {
-  config: Config;
-  io: Io;
-  pool(): Promise<Pool>;
-}
+const HELP = new Set(['--help', '-h', 'help']);
+const CLI_WAIT_MS = 3_000;
 
-class UsageError extends Error {}
-
-const COMMANDS: Record<string, Command> = {
-  migrate: {
-    usage: 'tidemark migrate\n  Applies pending PostgreSQL and ClickHouse migrations (safe while the service runs).',
-    options: {},
-    async run(_v, ctx) {
-      const pool = await ctx.pool();
-      const clickhouse = createClickHouse(clickHouseTarget(ctx.config));
-      try {
-        const result = await migrate({
-          pool,
-          clickhouse,
-          clickhouseTarget: clickHouseTarget(ctx.config),
-          clickhouseCluster: ctx.config.CLICKHOUSE_CLUSTER,
-          logger: createLogger('warn', 'cli'),
-        });
-        const applied = [...result.postgres.map((m) => `postgres ${m}`), ...result.clickhouse.map((m) => `clickhouse ${m}`)];
-        ctx.io.out(applied.length ? `applied:\n${applied.map((a) => `  ${a}`).join('\n')}` : 'up to date');
-      } finally {
-        await clickhouse.close();
-      }
-    },
-  },
-  rollup: {
-    usage:
-      'tidemark rollup\n  Brings every website\'s daily rollups up to its last closed day now (the clock does this every 10 minutes,\n  62 days per website per run), then merges the rollup tables into one part per partition; run it after an\n  upgrade or an import to backfill at once.',
-    options: {},
-    async run(_v, ctx) {
-      const pool = await ctx.pool();
-      const clickhouse = createClickHouse(clickHouseTarget(ctx.config), { requestTimeoutMs: 3_600_000 });
-      try {
-        let total = 0;
-        // Days an import just wrote to again are rolled up once their late marks have settled; a client that
-        // keeps sending late events keeps marking, so pending days are waited for a few times only (the clock
-        // rolls them up later).
-        let waits = 3;
-        await settleLateMarks(clickhouse);
-        for (;;) {
-          const { websites, days, pending } = await rollupDaily(pool, clickhouse, createLogger('warn', 'cli'), Date.now(), { wait: true });
-          total += days;
-          if (days === 0 && pending > 0 && waits-- > 0) await new Promise((resolve) => setTimeout(resolve, MARK_MARGIN_MS));
-          else if (days === 0) {
-            // A backfill leaves several parts per month, and reads pay per part: merge them now.
-            if (total > 0) await compactRollups(clickhouse, ctx.config.CLICKHOUSE_CLUSTER);
-            ctx.io.out(`${websites} website(s) up to date; ${total} day(s) rolled up${pending > 0 ? `; ${pending} day(s) wait for late events to settle` : ''}`);
-            return;
-          }
-        }
-      } finally {
-        await clickhouse.close();
-      }
-    },
-  },
-  'queue failed': {
-    usage:
-      'tidemark queue failed [--queue ingest|jobs] [--limit N]\n  Lists jobs that failed for good (retries exhausted or malformed), newest first.',
-    options: { queue: { type: 'string' }, limit: { type: 'string' } },
-    async run(v, ctx) {
-      const limit = v.limit === undefined ? 50 : Number(v.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
-      await withQueue(ctx, v.queue, async (queue) => {
-        const jobs = await queue.getFailed(0, limit - 1);
-        const total = await queue.getFailedCount();
-        ctx.io.out(`${total} failed job(s) in ${queue.name}${total > jobs.length ? `, showing ${jobs.length}` : ''}`);
-        for (const job of jobs) {
-          const when = job.finishedOn ? new Date(job.finishedOn).toISOString() : '-';
-          ctx.io.out(`${job.id}\t${job.name}\tattempts=${job.attemptsMade}\t${when}\t${job.failedReason ?? ''}`);
-        }
-      });
-    },
-  },
-  'queue retry': {
-    usage: 'tidemark queue retry [--queue ingest|jobs] (--id <job id> | --all)\n  Moves failed jobs back to the queue to be processed again.',
-    options: { queue: { type: 'string' }, id: { type: 'string' }, all: { type: 'boolean' } },
-    async run(v, ctx) {
-      if ((v.id === undefined) === (v.all !== true)) throw new UsageError('give exactly one of --id or --all');
-      await withQueue(ctx, v.queue, async (queue) => {
-        const jobs = v.all ? await queue.getFailed(0, -1) : [await queue.getJob(String(v.id))];
-        let retried = 0;
-        for (const job of jobs) {
-          if (!job) throw new UsageError(`no job ${String(v.id)} in ${queue.name}`);
-          if (!(await job.isFailed())) throw new UsageError(`job ${job.id} is not failed`);
-          await job.retry('failed');
-          retried++;
-        }
-        ctx.io.out(`${retried} job(s) moved back to ${queue.name}`);
-      });
-    },
-  },
-  'admin plan': {
-    usage:
-      'tidemark admin plan --team <id> --plan free|pro|scale|enterprise\n  Sets a team\'s plan (legacy names starter = pro, professional = scale are accepted and reported back).',
-    options: { team: { type: 'string' }, plan: { type: 'string' } },
-    async run(v, ctx) {
-      const team = requireUuid(v.team, '--team');
-      const parsed = parsePlanName(requireString(v.plan, '--plan'));
-      if (!parsed) throw new UsageError('--plan must be one of free, pro, scale, enterprise (or starter, professional)');
-      const pool = await ctx.pool();
-      const updated = await setTeamPlan(pool, team, parsed.plan, parsed.label);
-      ctx.io.out(`team ${updated.id} is now on plan ${parsed.label}${parsed.label !== parsed.plan ? ` (${parsed.plan})` : ''}`);
-      // Stored rows follow the new plan's retention.
-      const clickhouse = createClickHouse(clickHouseTarget(ctx.config));
-      try {
-        const websites = await restampRetention(clickhouse, pool, team, parsed.plan);
-        ctx.io.out(`retention of ${websites} website(s) set to ${PLANS[parsed.plan].dataRetentionDays} days`);
-      } finally {
-        await clickhouse.close();
-      }
-    },
-  },
-  'admin limits': {
-    usage:
-      'tidemark admin limits --team <id> [--rpm N|unlimited|plan] [--monthly N|unlimited|plan] [--events N|unlimited|plan]\n' +
-      '  Overrides a team\'s per-minute, per-month request and monthly event limits; "plan" restores the plan\'s value.',
-    options: { team: { type: 'string' }, rpm: { type: 'string' }, monthly: { type: 'string' }, events: { type: 'string' } },
-    async run(v, ctx) {
-      const team = requireUuid(v.team, '--team');
-      const changes: Parameters<typeof setTeamLimits>[2] = {};
-      for (const key of ['rpm', 'monthly', 'events'] as const) {
-        if (v[key] !== undefined) changes[key] = parseLimit(String(v[key]), `--${key}`);
-      }
-      if (Object.keys(changes).length === 0) throw new UsageError('give at least one of --rpm, --monthly, --events');
-      const updated = await setTeamLimits(await ctx.pool(), team, changes);
-      ctx.io.out(`team ${updated.id} limit overrides: ${JSON.stringify(updated.limit_overrides)}`);
-    },
-  },
-  'admin create-user': {
-    usage:
-      'tidemark admin create-user --email <email> [--name <full name>] [--password-stdin]\n' +
-      '  Creates a user with a personal team. Without --password-stdin a random password is generated and printed.',
-    options: { email: { type: 'string' }, name: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
-    async run(v, ctx) {
-      const email = parseWith(emailSchema, requireString(v.email, '--email'), '--email');
-      const { password, generated } = await choosePassword(v['password-stdin'] === true, ctx.io);
-      const { user, team } = await createUser(await ctx.pool(), {
-        email,
-        password,
-        full_name: typeof v.name === 'string' ? v.name : undefined,
-      });
-      ctx.io.out(`user ${user.id} <${user.email}> created with team ${team.id}`);
-      if (generated) ctx.io.out(`password: ${password}`);
-    },
-  },
-  'admin reset-password': {
-    usage:
-      'tidemark admin reset-password --email <email> [--password-stdin]\n' +
-      '  Sets a new password and signs the user out everywhere. Without --password-stdin one is generated and printed.',
-    options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
-    async run(v, ctx) {
-      const email = parseWith(emailSchema, requireString(v.email, '--email'), '--email');
-      const pool = await ctx.pool();
-      const user = await findUserByEmail(pool, email);
-      if (!user) throw new UsageError(`no user with email ${email}`);
-      const { password, generated } = await choosePassword(v['password-stdin'] === true, ctx.io);
-      await setPassword(pool, user.id, password);
-      ctx.io.out(`password of ${user.email} reset`);
-      if (generated) ctx.io.out(`password: ${password}`);
-    },
-  },
-};
-
-async function withQueue(ctx: Context, name: unknown, fn: (queue: ProducerQueue) => Promise<void>): Promise<void> {
-  const queueName = name === undefined ? QUEUE_NAMES.ingest : String(name);
-  if (!(Object.values(QUEUE_NAMES) as string[]).includes(queueName)) {
-    throw new UsageError(`--queue must be one of ${Object.values(QUEUE_NAMES).join(', ')}`);
+/** The longest command name the arguments start with, and the words of a group they name. */
+function resolve(argv: string[]): { name?: string; group: string; rest: string[] } {
+  const words: string[] = [];
+  for (const word of argv) {
+    if (word.startsWith('-')) break;
+    words.push(word);
   }
-  const queue = createProducerQueue(queueName as QueueName, ctx.config.REDIS_URL, ctx.config.REDIS_PREFIX);
-  try {
-    await waitReady(queue.ownRedis());
-    await fn(queue);
-  } finally {
-    await queue.close();
+  for (let n = words.length; n > 0; n--) {
+    const name = words.slice(0, n).join(' ');
+    if (COMMANDS[name]) return { name, group: name, rest: argv.slice(n) };
   }
+  // The longest prefix that is a group of commands (`admin`, `admin users`).
+  for (let n = words.length; n > 0; n--) {
+    const group = words.slice(0, n).join(' ');
+    if (Object.keys(COMMANDS).some((c) => c.startsWith(`${group} `))) return { group, rest: argv.slice(n) };
+  }
+  return { group: words.join(' '), rest: argv.slice(words.length) };
 }
 
-function requireString(value: unknown, flag: string): string {
-  if (typeof value !== 'string' || value.length === 0) throw new UsageError(`${flag} is required`);
-  return value;
-}
-
-function requireUuid(value: unknown, flag: string): string {
-  const s = requireString(value, flag);
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)) throw new UsageError(`${flag} must be a team id (UUID)`);
-  return s;
-}
-
-function parseLimit(value: string, flag: string): number | null | 'plan' {
-  if (value === 'unlimited') return null;
-  if (value === 'plan') return 'plan';
-  if (!/^[1-9]\d{0,11}$/.test(value)) throw new UsageError(`${flag} must be a positive whole number, "unlimited" or "plan"`);
-  return Number(value);
-}
-
-function parseWith<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, value: unknown, flag: string): T {
-  const r = schema.safeParse(value);
-  if (!r.success) throw new UsageError(`${flag} ${r.error.issues[0].message}`);
-  return r.data;
-}
-
-async function choosePassword(fromStdin: boolean, io: Io): Promise<{ password: string; generated: boolean }> {
-  if (!fromStdin) return { password: randomBytes(15).toString('base64url'), generated: true };
-  const password = (await io.stdin()).replace(/\r?\n$/, '');
-  return { password: parseWith(passwordSchema, password, 'password'), generated: false };
-}
-
-function helpText(): string {
-  return ['Usage: tidemark <command> [options]', '', 'Commands:', ...Object.values(COMMANDS).map((c) => `  ${c.usage.split('\n')[0].replace(/^tidemark /, '')}`), '', 'Run `tidemark <command> --help` for details.'].join('\n');
-}
-
-/** Runs one CLI invocation; returns the exit code. */
+/** Runs one CLI invocation; returns the exit code (0 done, 1 failed, 2 usage, 78 configuration). */
 export async function main(argv: string[], io: Io = defaultIo, env?: Record<string, string | undefined>): Promise<number> {
-  const name = argv[0] === 'admin' || argv[0] === 'queue' ? `${argv[0]} ${argv[1] ?? ''}`.trim() : (argv[0] ?? '');
-  const command = COMMANDS[name];
-  const rest = argv.slice(name.split(' ').length);
-  if (!command) {
-    if (name === '' || name === '--help' || name === 'help' || name === '-h' || name === 'admin' || name === 'queue') {
-      io.out(helpText());
-      return name === '' ? 2 : 0;
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version')) {
+    io.out(`tidemark ${VERSION}`);
+    return 0;
+  }
+  const { name, group, rest } = resolve(argv);
+  if (!name) {
+    const known = group === '' || Object.keys(COMMANDS).some((c) => c.startsWith(`${group} `));
+    if (known && (rest.length === 0 || rest.every((a) => HELP.has(a)))) {
+      io.out(helpText(group));
+      return rest.length === 0 && group === '' ? 2 : 0;
     }
-    io.err(`unknown command: ${name}\n${helpText()}`);
+    io.err(`tidemark: unknown command "${[group, ...rest].join(' ').trim()}" (see tidemark --help)`);
     return 2;
   }
-  let values: Record<string, string | boolean | undefined>;
+  const command = COMMANDS[name];
+  let values: Values;
   try {
     values = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true }).values;
   } catch (err) {
-    io.err(`${(err as Error).message}\n${command.usage}`);
+    io.err(`tidemark ${name}: ${(err as Error).message} (see tidemark ${name} --help)`);
     return 2;
   }
   if (values.help) {
     io.out(command.usage);
     return 0;
   }
+  const { ConfigError, environment, loadConfig } = await import('../lib/config');
+  const { UsageError } = await import('./context');
   let pool: Pool | undefined;
   try {
-    const config = env ? loadConfig(env) : loadConfig();
+    const config = loadConfig(env ?? environment());
+    const run = await command.load();
     const ctx: Context = {
       config,
       io,
       async pool() {
         if (!pool) {
-          await ensureDatabase(config.DATABASE_URL);
-          pool = createPool(config.DATABASE_URL, 2);
+          const [db, startup, log] = await Promise.all([import('../lib/db/pool'), import('../lib/process/startup'), import('../lib/log')]);
+          // A command names DATABASE_URL when PostgreSQL is not there, after a short wait rather than the roles' long one.
+          await startup.reachPostgres(config.DATABASE_URL, log.createLogger('silent', 'cli'), CLI_WAIT_MS);
+          pool = db.createPool(config.DATABASE_URL, 2);
         }
         return pool;
       },
     };
-    await command.run(values, ctx);
+    await run(values, ctx);
     return 0;
   } catch (err) {
+    // 42P01 undefined_table: a database nothing has migrated yet.
+    const message =
+      (err as { code?: string }).code === '42P01'
+        ? 'the database in DATABASE_URL has no Tidemark tables yet: run `tidemark migrate` (or start the service) first'
+        : oneLine((err as Error).message);
     if (err instanceof UsageError) {
-      io.err(`${err.message}\n${command.usage}`);
+      io.err(`tidemark ${name}: ${message} (see tidemark ${name} --help)`);
       return 2;
     }
-    if (err instanceof HttpError) {
-      io.err(err.message);
-      return 1;
+    if (err instanceof ConfigError) {
+      io.err(`tidemark: ${message}`);
+      return 78;
     }
-    io.err((err as Error).message);
+    io.err(`tidemark ${name}: ${message}`);
     return 1;
   } finally {
     await pool?.end();
   }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
 }

@@ -3,6 +3,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import { configOrExit, type Config } from '../lib/config';
 import { createLogger } from '../lib/log';
+import { startHeartbeat } from '../lib/process/heartbeat';
 import { runRole } from '../lib/process/shutdown';
 import { reachRedis } from '../lib/process/startup';
 import { createRedis } from '../lib/redis';
@@ -18,12 +19,15 @@ export function scheduledJobId(name: string, at: Date): string {
 export async function startClock(config: Config): Promise<{ stop(): Promise<void> }> {
   const logger = createLogger(config.LOG_LEVEL, 'clock');
   // The queue's own connection retries forever; a probe makes an unreachable Redis a clear, bounded failure.
-  const probe = createRedis(config.REDIS_URL, 'request', 'tidemark-clock');
+  // It also carries the clock's heartbeat.
+  const redis = createRedis(config.REDIS_URL, 'request', 'tidemark-clock');
   try {
-    await reachRedis(probe, 'REDIS_URL', config.REDIS_URL, logger, config.STARTUP_WAIT_SECONDS * 1000);
-  } finally {
-    probe.disconnect();
+    await reachRedis(redis, 'REDIS_URL', config.REDIS_URL, logger, config.STARTUP_WAIT_SECONDS * 1000);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
   }
+  const stopBeat = startHeartbeat(redis, config.REDIS_PREFIX, 'clock');
   const queue = createProducerQueue(QUEUE_NAMES.jobs, config.REDIS_URL, config.REDIS_PREFIX);
   const tasks: ScheduledTask[] = SCHEDULED_JOBS.map((job) =>
     cron.schedule(
@@ -44,7 +48,9 @@ export async function startClock(config: Config): Promise<{ stop(): Promise<void
   return {
     async stop() {
       await Promise.all(tasks.map((t) => t.stop()));
+      await stopBeat();
       await queue.close();
+      redis.disconnect();
       logger.info('clock stopped');
     },
   };

@@ -7,6 +7,7 @@ import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { storeCredentialFor } from './clickhouse/credential';
 import { keptSecret } from './keptSecret';
+import { PLAN_NAMES } from './plans';
 import { BACKGROUND_PRIORITIES } from './process/cpuPriority';
 import { writeFatal } from './process/output';
 
@@ -139,6 +140,7 @@ const envSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   TRUST_PROXY: trustProxy.default(false),
   ALLOW_SIGNUP: bool.default(true),
+  DEFAULT_PLAN: z.enum(PLAN_NAMES).default('free'),
   ALLOW_VOLATILE_QUEUE: bool.default(false),
   SIGNUP_LIMIT_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(5),
   SIGNUP_LIMIT_TOTAL: z.coerce.number().int().min(1).max(1_000_000).default(50),

@@ -1,7 +1,8 @@
 // Plans and their limits (DESIGN §3 "Plans"). Billing is out of scope: operators set plans with the CLI.
 import { z } from 'zod';
 
-export const PLAN_NAMES = ['free', 'pro', 'scale', 'enterprise'] as const;
+// The spec's four plans, and `unlimited`: the instance owner's team on a self-hosted server (DESIGN §5).
+export const PLAN_NAMES = ['free', 'pro', 'scale', 'enterprise', 'unlimited'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 
 export const ROLE_NAMES = ['viewer', 'editor', 'admin', 'owner'] as const;
@@ -11,20 +12,25 @@ export const ROLE_RANK: Record<Role, number> = { viewer: 1, editor: 2, admin: 3,
 /** Legacy names are accepted and reported back (spec "Limits": Starter counts as Pro, Professional as Scale). */
 export const LEGACY_PLANS: Record<string, PlanName> = { starter: 'pro', professional: 'scale' };
 
+/** null = unlimited. */
 export interface PlanLimits {
-  requestsPerMinute: number;
-  requestsPerMonth: number;
+  requestsPerMinute: number | null;
+  requestsPerMonth: number | null;
   maxWebsites: number | null;
   maxTeamMembers: number | null;
-  eventsPerMonth: number;
+  eventsPerMonth: number | null;
   dataRetentionDays: number;
 }
+
+// Rows carry an expiry (DateTime, which ends in 2106): "kept for good" is the longest span that fits.
+const KEPT_FOR_GOOD_DAYS = 25_000;
 
 export const PLANS: Record<PlanName, PlanLimits> = {
   free: { requestsPerMinute: 10, requestsPerMonth: 1_000, maxWebsites: 1, maxTeamMembers: 1, eventsPerMonth: 10_000, dataRetentionDays: 30 },
   pro: { requestsPerMinute: 30, requestsPerMonth: 10_000, maxWebsites: 10, maxTeamMembers: 5, eventsPerMonth: 1_000_000, dataRetentionDays: 365 },
   scale: { requestsPerMinute: 60, requestsPerMonth: 100_000, maxWebsites: 50, maxTeamMembers: 20, eventsPerMonth: 10_000_000, dataRetentionDays: 730 },
   enterprise: { requestsPerMinute: 120, requestsPerMonth: 1_000_000, maxWebsites: null, maxTeamMembers: null, eventsPerMonth: 100_000_000, dataRetentionDays: 1825 },
+  unlimited: { requestsPerMinute: null, requestsPerMonth: null, maxWebsites: null, maxTeamMembers: null, eventsPerMonth: null, dataRetentionDays: KEPT_FOR_GOOD_DAYS },
 };
 
 /** Parses an operator-given plan name, legacy names included. */
@@ -54,7 +60,7 @@ export interface EffectiveLimits {
 
 export function effectiveLimits(plan: PlanName, overrides: LimitOverrides): EffectiveLimits {
   const base = PLANS[plan];
-  const pick = (key: keyof LimitOverrides, fallback: number) => (key in overrides ? (overrides[key] ?? null) : fallback);
+  const pick = (key: keyof LimitOverrides, fallback: number | null) => (key in overrides ? (overrides[key] ?? null) : fallback);
   return {
     requestsPerMinute: pick('rpm', base.requestsPerMinute),
     requestsPerMonth: pick('monthly', base.requestsPerMonth),

@@ -5,6 +5,7 @@ import { configOrExit, type Config } from '../lib/config';
 import { createPool } from '../lib/db/pool';
 import { migrate } from '../lib/db/migrate';
 import { createLogger } from '../lib/log';
+import { startHeartbeat } from '../lib/process/heartbeat';
 import { runRole } from '../lib/process/shutdown';
 import { reachClickHouse, reachPostgres, reachRedis } from '../lib/process/startup';
 import { QUEUE_NAMES } from '../lib/queue/queues';
@@ -63,9 +64,11 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
   ingest.on('failed', (job, err) =>
     logger.error({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'ingest job failed'),
   );
+  const stopBeat = startHeartbeat(connection, config.REDIS_PREFIX, 'worker');
   logger.info('worker started');
   return {
     async stop() {
+      await stopBeat();
       // close() waits for in-flight jobs; anything unfinished is handed back to the queue as stalled.
       await Promise.all([jobs.close(), ingest.close()]);
       await writer.drain();

@@ -58,7 +58,7 @@ export function requireApiKey(pool: Pool, opts: { allowHeader: boolean } = { all
     const principal = presented ? await authenticateApiKey(pool, presented) : undefined;
     if (!principal) throw unauthorized('Missing or invalid API key');
     // Spec rule 1: keys are for paid plans; a team that dropped to free keeps its keys but cannot use them.
-    if (principal.plan === 'free') throw paidPlanRequired();
+    if (principal.plan === 'free') throw paidPlanRequired(principal.teamId);
     res.locals.apiKey = principal;
     next();
   };

@@ -3,6 +3,7 @@
 import type { RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import { liftHint } from '../../lib/accounts/teams';
 import { rateLimited, serviceUnavailable } from '../../lib/errors';
 import { MonthlyUsage, nextMonthStart } from '../../lib/limits/usage';
 import { effectiveLimits } from '../../lib/plans';
@@ -36,7 +37,7 @@ export function perMinuteLimit(redis: Redis, prefix: string, scope: 'ingest' | '
         res.setHeader('X-Usage-Remaining', String(Math.max(0, limit - used)));
         res.setHeader('X-Usage-Reset', String(Math.floor(nextMonthStart(Date.now()) / 1000)));
       }
-      res.status(429).json(errorBody('RATE_LIMITED', 'Rate limit exceeded; retry after the window resets'));
+      res.status(429).json(errorBody('RATE_LIMITED', `Rate limit exceeded; retry after the window resets (the ${key.plan} plan's per-minute limit: ${liftHint(key.teamId)})`));
     },
   });
   return (req, res, next) => {
@@ -63,7 +64,10 @@ export function monthlyQuota(redis: Redis, prefix: string, credits: number): Req
       res.setHeader('X-Usage-Reset', String(state.resetAt));
     }
     if (!state.allowed) {
-      throw rateLimited('Monthly request quota exhausted', state.resetAt - Math.floor(Date.now() / 1000));
+      throw rateLimited(
+        `Monthly request quota of the ${key.plan} plan (${state.limit}) exhausted; ${liftHint(key.teamId)}`,
+        state.resetAt - Math.floor(Date.now() / 1000),
+      );
     }
     res.on('finish', () => {
       if (res.statusCode >= 400) usage.refund(key.teamId, credits, key.keyId).catch(() => undefined);

@@ -1,26 +1,17 @@
 // /api/auth: register, login, logout, and JWT renewal from the session cookie (DESIGN §3 "Accounts").
-import { Router, type CookieOptions, type Request, type Response } from 'express';
+import { Router, type Request } from 'express';
 import { loginBody, registerBody } from '../../lib/accounts/schemas';
-import { getTeam } from '../../lib/accounts/teams';
-import { authenticateUser, createUser, getUser, publicUser, type UserRow } from '../../lib/accounts/users';
-import { DEVICE_COOKIE, deviceCookieValue, DEVICE_TTL_MS, verifyDeviceCookie } from '../../lib/auth/devices';
+import { authenticateUser, createUser, getUser } from '../../lib/accounts/users';
+import { DEVICE_COOKIE, verifyDeviceCookie } from '../../lib/auth/devices';
 import { createLoginThrottle } from '../../lib/auth/throttle';
-import {
-  createSession,
-  deleteSession,
-  JWT_TTL_SECONDS,
-  revokeTokens,
-  sessionUser,
-  SESSION_COOKIE,
-  SESSION_TTL_MS,
-  signJwt,
-} from '../../lib/auth/tokens';
+import { deleteSession, JWT_TTL_SECONDS, revokeTokens, sessionUser, SESSION_COOKIE, signJwt } from '../../lib/auth/tokens';
 import { takeAttempt, windowKeys } from '../../lib/auth/windows';
 import { forbidden, orUnavailable, rateLimited, unauthorized } from '../../lib/errors';
 import type { AppDeps } from '../deps';
 import { jwtUser, requireSession } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
 import { parseBody } from '../middleware/validate';
+import { sessionCookieOptions, signInResponder } from './signIn';
 
 /** Sign-up limits (SIGNUP_LIMIT_PER_CLIENT, SIGNUP_LIMIT_TOTAL) count per this window. */
 export const SIGNUP_WINDOW_SECONDS = 10 * 60;
@@ -30,12 +21,7 @@ export function authRoutes(deps: AppDeps): Router {
   const router = Router();
   const throttle = createLoginThrottle(deps.redis, config.REDIS_PREFIX, config.JWT_SECRET);
   const signupKey = windowKeys(config.REDIS_PREFIX, config.JWT_SECRET, 'signup');
-  const cookieOptions: CookieOptions = {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: config.PUBLIC_URL.startsWith('https:'),
-    path: '/',
-  };
+  const signIn = signInResponder(deps);
 
   const cookies = (req: Request) => (req.cookies as Record<string, string> | undefined) ?? {};
 
@@ -45,28 +31,6 @@ export function authRoutes(deps: AppDeps): Router {
     if (!claim) return undefined;
     const owner = await getUser(pool, claim.userId);
     return owner && owner.email.toLowerCase() === email.toLowerCase() ? claim.deviceId : undefined;
-  }
-
-  // `device`: the id this browser already holds for the user, kept; otherwise a new one (the browser has now
-  // proven itself for this account).
-  async function signIn(res: Response, user: UserRow, status: number, device?: string) {
-    const session = await createSession(pool, user.id);
-    res.cookie(SESSION_COOKIE, session.token, { ...cookieOptions, maxAge: SESSION_TTL_MS });
-    res.cookie(DEVICE_COOKIE, deviceCookieValue(config.JWT_SECRET, user.id, device), {
-      ...cookieOptions,
-      path: '/api/auth',
-      maxAge: DEVICE_TTL_MS,
-    });
-    const team = user.default_team_id ? await getTeam(pool, user.default_team_id) : undefined;
-    sendData(
-      res,
-      {
-        user: publicUser(user),
-        team: team && { id: team.id, name: team.name, plan: team.plan },
-        token: signJwt(config.JWT_SECRET, user.id, user.token_version),
-      },
-      status,
-    );
   }
 
   router.post('/register', async (req, res) => {
@@ -80,7 +44,7 @@ export function authRoutes(deps: AppDeps): Router {
       ]),
     );
     if (wait > 0) throw rateLimited('Too many sign-ups; try again later', wait);
-    const { user } = await createUser(pool, body);
+    const { user } = await createUser(pool, body, { plan: config.DEFAULT_PLAN, owner: 'first' });
     await signIn(res, user, 201);
   });
 
@@ -106,7 +70,7 @@ export function authRoutes(deps: AppDeps): Router {
     const bearerUser = await jwtUser(config.JWT_SECRET, pool, req);
     if (bearerUser) users.add(bearerUser);
     for (const id of users) await revokeTokens(pool, id);
-    res.clearCookie(SESSION_COOKIE, cookieOptions);
+    res.clearCookie(SESSION_COOKIE, sessionCookieOptions(config.PUBLIC_URL));
     sendData(res, { logged_out: true });
   });
 

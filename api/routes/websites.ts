@@ -14,10 +14,11 @@ import {
 } from '../../lib/accounts/websites';
 import { purgeWebsiteData } from '../../lib/clickhouse/purge';
 import { badRequest } from '../../lib/errors';
+import { snippetQuery, trackingSnippet } from '../../lib/accounts/snippet';
 import type { AppDeps } from '../deps';
 import { requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
-import { parseBody, pathUuid } from '../middleware/validate';
+import { parseBody, parseQuery, pathUuid } from '../middleware/validate';
 import type { SiteConfigCache } from '../../lib/ingest/siteCache';
 import { errorGroupRoutes } from './errorGroups';
 import { exclusionRoutes } from './exclusions';
@@ -46,6 +47,11 @@ export function websiteRoutes(deps: AppDeps, sites: SiteConfigCache): Router {
   router.get('/:websiteId', async (req, res) => {
     const { website } = await requireWebsiteRole(pool, pathUuid(req, 'websiteId', 'Website'), userId(res), 'viewer');
     sendData(res, { website: websiteDetail(website) });
+  });
+
+  router.get('/:websiteId/snippet', async (req, res) => {
+    const { website } = await requireWebsiteRole(pool, pathUuid(req, 'websiteId', 'Website'), userId(res), 'viewer');
+    sendData(res, trackingSnippet(deps.config.PUBLIC_URL, website, parseQuery(snippetQuery, req)));
   });
 
   router.delete('/:websiteId', async (req, res) => {

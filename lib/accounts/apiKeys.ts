@@ -6,7 +6,7 @@ import { sha256Hex } from '../auth/tokens';
 import { forbidden, notFound } from '../errors';
 import { limitOverridesSchema, type LimitOverrides, type PlanName } from '../plans';
 import type { CreateApiKeyBody } from './schemas';
-import { getTeam } from './teams';
+import { getTeam, liftHint } from './teams';
 import { getWebsite } from './websites';
 
 export const KEY_PREFIX = 'tmk_';
@@ -39,14 +39,14 @@ export function apiKeyView(k: ApiKeyRow) {
   };
 }
 
-export function paidPlanRequired() {
-  return forbidden('API keys require a paid plan', 'API_PAID_PLAN_REQUIRED');
+export function paidPlanRequired(teamId: string) {
+  return forbidden(`API keys need a plan other than free; ${liftHint(teamId)}`, 'API_PAID_PLAN_REQUIRED');
 }
 
 export async function createApiKey(pool: Pool, teamId: string, userId: string, body: CreateApiKeyBody) {
   const team = await getTeam(pool, teamId);
   if (!team) throw notFound('Team not found');
-  if (team.plan === 'free') throw paidPlanRequired();
+  if (team.plan === 'free') throw paidPlanRequired(team.id);
   if (body.website_id) {
     const website = await getWebsite(pool, body.website_id);
     if (!website || website.team_id !== teamId) throw notFound('Website not found');

@@ -4,7 +4,7 @@ import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from '../db/pool';
 import { conflict, forbidden, notFound } from '../errors';
 import type { Role } from '../plans';
-import { countActiveMembers, lockTeam, planLimitReached, planLimits } from './teams';
+import { countActiveMembers, lockTeam, planLimitReached, planLimits, type TeamRow } from './teams';
 import { findUserByEmail } from './users';
 
 interface MemberRow {
@@ -50,7 +50,7 @@ async function getMember(db: PoolClient, teamId: string, memberId: string): Prom
   return rows[0];
 }
 
-function ownerOnly(actorRole: Role, ...roles: Role[]): void {
+export function ownerOnly(actorRole: Role, ...roles: Role[]): void {
   if (roles.includes('owner') && actorRole !== 'owner') throw forbidden('Only an owner can grant or remove the owner role');
 }
 
@@ -73,29 +73,41 @@ export async function addMember(pool: Pool, teamId: string, actorRole: Role, ema
   return withTransaction(pool, async (client) => {
     const team = await lockTeam(client, teamId);
     const user = await findUserByEmail(client, email);
-    const existing = user
-      ? (
-          await client.query<{ id: string; deactivated_at: Date | null }>(
-            'SELECT id, deactivated_at FROM team_members WHERE team_id = $1 AND user_id = $2',
-            [teamId, user.id],
-          )
-        ).rows[0]
-      : undefined;
-    if (existing && !existing.deactivated_at) throw conflict('This user is already a member of the team');
-    const cap = planLimits(team).maxTeamMembers;
-    if (cap !== null && (await countActiveMembers(client, teamId)) >= cap) throw planLimitReached('team members', cap);
-    if (!user) throw notFound('No registered user has this email');
-    const { rows } = existing
-      ? await client.query<{ id: string }>(
-          'UPDATE team_members SET role = $2, deactivated_at = NULL WHERE id = $1 RETURNING id',
-          [existing.id, role],
-        )
-      : await client.query<{ id: string }>(
-          'INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, $3) RETURNING id',
-          [teamId, user.id, role],
-        );
-    return getMember(client, teamId, rows[0].id);
+    if (user) return joinTeam(client, team, user.id, role);
+    await requireRoomFor(client, team);
+    throw notFound('No registered user has this email');
   });
+}
+
+/**
+ * Adds (or reactivates) `userId` in a team locked by the caller: 409 when already an active member, then the
+ * plan's member cap.
+ */
+export async function joinTeam(client: PoolClient, team: TeamRow, userId: string, role: Role) {
+  const existing = (
+    await client.query<{ id: string; deactivated_at: Date | null }>(
+      'SELECT id, deactivated_at FROM team_members WHERE team_id = $1 AND user_id = $2',
+      [team.id, userId],
+    )
+  ).rows[0];
+  if (existing && !existing.deactivated_at) throw conflict('This user is already a member of the team');
+  await requireRoomFor(client, team);
+  const { rows } = existing
+    ? await client.query<{ id: string }>('UPDATE team_members SET role = $2, deactivated_at = NULL WHERE id = $1 RETURNING id', [
+        existing.id,
+        role,
+      ])
+    : await client.query<{ id: string }>('INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, $3) RETURNING id', [
+        team.id,
+        userId,
+        role,
+      ]);
+  return getMember(client, team.id, rows[0].id);
+}
+
+async function requireRoomFor(client: PoolClient, team: TeamRow): Promise<void> {
+  const cap = planLimits(team).maxTeamMembers;
+  if (cap !== null && (await countActiveMembers(client, team.id)) >= cap) throw planLimitReached(team, 'team members', cap);
 }
 
 export async function changeMemberRole(pool: Pool, teamId: string, actorRole: Role, memberId: string, role: Role) {

@@ -77,6 +77,9 @@ export const updateGoalBody = z.object({ name: goalName.optional(), is_active: z
 
 export const addMemberBody = z.object({ email, role: role.optional() });
 export const changeRoleBody = z.object({ role });
+export const createInviteBody = z.object({ email, role: role.default('viewer') });
+/** Accepting an invite: signed in, nothing; a new person, the password (and name) of the account to create. */
+export const acceptInviteBody = z.object({ password: password.optional(), full_name: fullName.optional() });
 
 export type RegisterBody = z.infer<typeof registerBody>;
 export type CreateWebsiteBody = z.infer<typeof createWebsiteBody>;

@@ -48,8 +48,13 @@ export async function requireTeamRole(db: Queryable, teamId: string, userId: str
   return { team, role };
 }
 
-export function planLimitReached(what: string, limit: number): HttpError {
-  return new HttpError(403, 'PLAN_LIMIT_REACHED', `Your plan allows ${limit} ${what}; upgrade to add more`);
+/** How the operator of a self-hosted server lifts a team's plan limits, for refusals to quote. */
+export function liftHint(teamId: string): string {
+  return `the server's operator lifts it with \`tidemark admin plan --team ${teamId} --plan unlimited\` (or pro, scale, enterprise)`;
+}
+
+export function planLimitReached(team: Pick<TeamRow, 'id' | 'plan'>, what: string, limit: number): HttpError {
+  return new HttpError(403, 'PLAN_LIMIT_REACHED', `The ${team.plan} plan allows ${limit} ${what}; ${liftHint(team.id)}`);
 }
 
 export async function countWebsites(db: Queryable, teamId: string): Promise<number> {

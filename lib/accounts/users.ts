@@ -3,6 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import { burnVerifyTime, hashPassword, verifyPassword } from '../auth/passwords';
 import { withTransaction } from '../db/pool';
 import { conflict, isUniqueViolation, notFound, unauthorized } from '../errors';
+import type { PlanName } from '../plans';
 import type { RegisterBody, UpdateProfileBody } from './schemas';
 
 export interface UserRow {
@@ -31,8 +32,19 @@ export function publicUser(u: UserRow) {
   };
 }
 
-/** Creates a user with a personal team on the free plan, where they are the owner. */
-export async function createUser(pool: Pool, input: RegisterBody) {
+export interface NewUserOptions {
+  /** The plan of the user's personal team (DEFAULT_PLAN), unless they become the instance owner. */
+  plan: PlanName;
+  /**
+   * `first`: the user becomes the instance owner when there is none yet (the first account registered);
+   * `take`: the user becomes the owner whoever was (`tidemark admin create-user --owner`). The owner's team is
+   * on the `unlimited` plan.
+   */
+  owner?: 'first' | 'take';
+}
+
+/** Creates a user with a personal team, where they are the owner. */
+export async function createUser(pool: Pool, input: RegisterBody, options: NewUserOptions) {
   const passwordHash = await hashPassword(input.password);
   try {
     return await withTransaction(pool, async (client) => {
@@ -42,14 +54,15 @@ export async function createUser(pool: Pool, input: RegisterBody) {
           [input.email, passwordHash, input.full_name ?? null],
         )
       ).rows[0];
-      const team = await createPersonalTeam(client, user);
+      const instanceOwner = options.owner ? await claimInstance(client, user.id, options.owner) : false;
+      const team = await createPersonalTeam(client, user, instanceOwner ? 'unlimited' : options.plan);
       const updated = (
         await client.query<UserRow>(`UPDATE users SET default_team_id = $2 WHERE id = $1 RETURNING ${USER_COLUMNS}`, [
           user.id,
           team.id,
         ])
       ).rows[0];
-      return { user: updated, team };
+      return { user: updated, team, instanceOwner };
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict('An account with this email already exists');
@@ -57,12 +70,27 @@ export async function createUser(pool: Pool, input: RegisterBody) {
   }
 }
 
-async function createPersonalTeam(client: PoolClient, user: UserRow) {
+/** Makes the user the instance owner; with `first`, only when nobody is (one row updated, so two sign-ups cannot both win). */
+async function claimInstance(client: PoolClient, userId: string, how: 'first' | 'take'): Promise<boolean> {
+  const { rowCount } = await client.query(
+    `UPDATE instance SET owner_user_id = $1 ${how === 'first' ? 'WHERE owner_user_id IS NULL' : ''}`,
+    [userId],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** The instance owner's user id, if there is one. */
+export async function instanceOwner(db: Pool | PoolClient): Promise<string | undefined> {
+  const { rows } = await db.query<{ owner_user_id: string | null }>('SELECT owner_user_id FROM instance');
+  return rows[0]?.owner_user_id ?? undefined;
+}
+
+async function createPersonalTeam(client: PoolClient, user: UserRow, plan: PlanName) {
   const name = user.full_name ? `${user.full_name}'s team` : `${user.email.split('@')[0]}'s team`;
   const team = (
     await client.query<{ id: string; name: string; plan: string; created_at: Date }>(
-      'INSERT INTO teams (name) VALUES ($1) RETURNING id, name, plan, created_at',
-      [name],
+      'INSERT INTO teams (name, plan) VALUES ($1, $2) RETURNING id, name, plan, created_at',
+      [name, plan],
     )
   ).rows[0];
   await client.query(`INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, 'owner')`, [team.id, user.id]);

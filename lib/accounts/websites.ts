@@ -91,7 +91,7 @@ export async function createWebsite(pool: Pool, teamId: string, userId: string |
   return withTransaction(pool, async (client) => {
     const team = await lockTeam(client, teamId);
     const cap = planLimits(team).maxWebsites;
-    if (cap !== null && (await countWebsites(client, teamId)) >= cap) throw planLimitReached('websites', cap);
+    if (cap !== null && (await countWebsites(client, teamId)) >= cap) throw planLimitReached(team, 'websites', cap);
     for (let attempt = 0; ; attempt++) {
       try {
         await client.query('SAVEPOINT create_website');

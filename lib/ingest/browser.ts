@@ -32,6 +32,8 @@ export const REPLAY_BYTES_PER_WEBSITE_DAY: Record<PlanName, number> = {
   pro: 1024 * 1024 * 1024,
   scale: 4 * 1024 * 1024 * 1024,
   enterprise: 16 * 1024 * 1024 * 1024,
+  // The budget guards a public endpoint against abuse, so even the owner's team keeps one.
+  unlimited: 64 * 1024 * 1024 * 1024,
 };
 const REPLAY_SESSION_TTL_SECONDS = 24 * 3600;
 const REPLAY_DAY_TTL_SECONDS = 2 * 24 * 3600;

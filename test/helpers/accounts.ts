@@ -18,7 +18,8 @@ export async function registerUser(ctx: TestContext, plan: PlanName = 'free', la
   const res = await client(ctx.baseUrl)('POST', '/api/auth/register', { body: { email, password: 'password-123' } });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
   const user = { id: res.body.data.user.id, email, token: res.body.data.token, teamId: res.body.data.team.id };
-  if (plan !== 'free') await setTeamPlan(ctx.pool, user.teamId, plan, plan);
+  // The first account of a fresh instance owns it (plan `unlimited`); a test's users get the plan it asks for.
+  if (res.body.data.team.plan !== plan) await setTeamPlan(ctx.pool, user.teamId, plan, plan);
   return user;
 }
 

@@ -18,12 +18,12 @@ function sessionCookie(headers: Headers): string {
 }
 
 describe('register', () => {
-  it('creates a user with a personal free team, a JWT and an HttpOnly session cookie', async () => {
+  it('creates a user with a personal team (the first one owns the instance: plan unlimited), a JWT and an HttpOnly session cookie', async () => {
     const res = await call('POST', '/api/auth/register', { body: { email: 'Ada@Example.com', password: 'correct horse', full_name: 'Ada' } });
     expect(res.status).toBe(201);
     expect(res.body.success).toBe(true);
     expect(res.body.data.user).toMatchObject({ email: 'ada@example.com', full_name: 'Ada' });
-    expect(res.body.data.team).toMatchObject({ plan: 'free' });
+    expect(res.body.data.team).toMatchObject({ plan: 'unlimited' });
     expect(typeof res.body.timestamp).toBe('string');
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith('tidemark_session='))!;
     expect(cookie).toMatch(/HttpOnly/i);

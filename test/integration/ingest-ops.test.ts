@@ -1,4 +1,5 @@
-import { main, type Io } from '../../cli/main';
+import type { Io } from '../../cli/context';
+import { main } from '../../cli/main';
 import { createProducerQueue, QUEUE_NAMES } from '../../lib/queue/queues';
 import { INGEST_JOB_NAME, ingestEnqueuer } from '../../lib/queue/ingest';
 import { packJob } from '../../lib/ingest/rowBinary';

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { main, type Io } from '../../cli/main';
+import type { Io } from '../../cli/context';
+import { main } from '../../cli/main';
 import { clickHouseTarget, createClickHouse } from '../../lib/clickhouse/client';
 import { createPool } from '../../lib/db/pool';
 import { authenticateUser } from '../../lib/accounts/users';

@@ -1,3 +1,5 @@
+import { main } from '../../cli/main';
+import { VERSION } from '../../lib/version';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -190,6 +192,23 @@ describe('npm start (all roles under the supervisor)', () => {
         expect(threadScheduling(roles['main.js']).every((t) => t.policy === SCHED_IDLE)).toBe(true);
         expect(threadScheduling(roles['server.js']).every((t) => t.policy === SCHED_OTHER)).toBe(true);
         expect(threadScheduling(roles['clock.js']).every((t) => t.policy === SCHED_OTHER)).toBe(true);
+        if (round === 0) {
+          // `tidemark status` lists the three roles that keep a heartbeat, with this build's version.
+          const io = { lines: [] as string[], out: (t: string) => void io.lines.push(t), err: (t: string) => void io.lines.push(t), stdin: async () => '' };
+          await until(async () => {
+            io.lines.length = 0;
+            if ((await main(['status', '--json'], io, env)) !== 0) return false;
+            const status = JSON.parse(io.lines[0]) as { roles: { role: string; pid: number; version: string }[] };
+            return JSON.stringify(status.roles.map((r) => r.role)) === JSON.stringify(['clock', 'web', 'worker']);
+          }, 15_000);
+          const status = JSON.parse(io.lines[0]);
+          expect(status.roles.map((r: { pid: number }) => r.pid).sort()).toEqual(
+            [roles['clock.js'], roles['server.js'], roles['main.js']].sort(),
+          );
+          expect(status.roles.every((r: { version: string }) => r.version === VERSION)).toBe(true);
+          expect(status.store).toMatchObject({ reachable: true, embedded: true });
+          expect(status.queues.map((q: { queue: string }) => q.queue)).toEqual(['ingest', 'jobs']);
+        }
         const started = Date.now();
         child.kill('SIGTERM');
         expect(await exited).toBe(0);
