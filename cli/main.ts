@@ -45,6 +45,24 @@ const COMMANDS: Record<string, Command> = {
     options: { website: { type: 'string' }, persist: { type: 'boolean' }, 'allow-localhost': { type: 'boolean' }, ...json },
     load: () => import('./commands/snippet').then((m) => m.runSnippet),
   },
+  backup: {
+    summary: 'copy PostgreSQL and the ClickHouse source tables into a directory',
+    usage:
+      'tidemark backup --to <new directory>\n  Writes every PostgreSQL table (one consistent snapshot) and the ClickHouse tables ingestion writes\n' +
+      '  (events, interactions, error events, replays; each one snapshot) with a manifest of row counts. Safe while\n' +
+      '  the service runs: events accepted meanwhile may or may not be included, and queued ones are not.',
+    options: { to: { type: 'string' } },
+    load: () => import('./commands/backup').then((m) => m.runBackup),
+  },
+  restore: {
+    summary: 'load a backup into an empty instance',
+    usage:
+      'tidemark restore --from <backup directory>\n  Onto an empty instance (new DATABASE_URL and CLICKHOUSE_DATABASE, roles stopped): migrates, copies the\n' +
+      '  backup in, checks every table\'s row count against the manifest, takes the backup\'s instance id and\n' +
+      '  rebuilds the rollups.',
+    options: { from: { type: 'string' } },
+    load: () => import('./commands/backup').then((m) => m.runRestore),
+  },
   'queue failed': {
     summary: 'list jobs that failed for good',
     usage: 'tidemark queue failed [--queue ingest|jobs] [--limit N]\n  Lists jobs that failed for good (retries exhausted or malformed), newest first.',

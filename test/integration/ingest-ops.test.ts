@@ -1,5 +1,5 @@
-import type { Io } from '../../cli/context';
 import { main } from '../../cli/main';
+import { captureIo as io } from '../helpers/cli';
 import { createProducerQueue, QUEUE_NAMES } from '../../lib/queue/queues';
 import { INGEST_JOB_NAME, ingestEnqueuer } from '../../lib/queue/ingest';
 import { packJob } from '../../lib/ingest/rowBinary';
@@ -22,12 +22,6 @@ afterAll(async () => {
   await worker.stop();
   await ctx.close();
 });
-
-function io(): Io & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, out: (t) => stdout.push(t), err: (t) => stderr.push(t), stdin: async () => '' };
-}
 
 const env = () => ({
   DATABASE_URL: ctx.config.DATABASE_URL,

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Io } from '../../cli/context';
 import { main } from '../../cli/main';
+import { captureIo } from '../helpers/cli';
 import { clickHouseTarget, createClickHouse } from '../../lib/clickhouse/client';
 import { createPool } from '../../lib/db/pool';
 import { authenticateUser } from '../../lib/accounts/users';
@@ -26,12 +26,6 @@ const env: Record<string, string> = {
 };
 const pool = createPool(config.DATABASE_URL, 2);
 const clickhouse = createClickHouse(clickHouseTarget(config));
-
-function captureIo(stdin = ''): Io & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, out: (t) => stdout.push(t), err: (t) => stderr.push(t), stdin: async () => stdin };
-}
 
 async function schemaSnapshot() {
   const pg = await pool.query(

@@ -2,33 +2,10 @@
 // DEFAULT_PLAN, plan refusals say how the operator lifts them, invites let people into a team (also on a server
 // without sign-up), the tracking snippet is handed out, and the CLI answers --version, --help at every level and
 // lists what the instance holds.
-import type { Io } from '../../cli/context';
 import { main } from '../../cli/main';
+import { captureIo, cliEnv as env } from '../helpers/cli';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
-
-function captureIo(stdin = ''): Io & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, out: (t) => void stdout.push(t), err: (t) => void stderr.push(t), stdin: async () => stdin };
-}
-
-function env(ctx: TestContext): Record<string, string> {
-  const c = ctx.config;
-  return {
-    NODE_ENV: 'test',
-    DATABASE_URL: c.DATABASE_URL,
-    REDIS_URL: c.REDIS_URL,
-    REDIS_PREFIX: c.REDIS_PREFIX,
-    CLICKHOUSE_URL: c.CLICKHOUSE_URL,
-    CLICKHOUSE_PASSWORD: c.CLICKHOUSE_PASSWORD,
-    CLICKHOUSE_DATABASE: c.CLICKHOUSE_DATABASE,
-    DATA_DIR: c.DATA_DIR,
-    JWT_SECRET: c.JWT_SECRET,
-    PUBLIC_URL: c.PUBLIC_URL,
-    DEFAULT_PLAN: c.DEFAULT_PLAN,
-  };
-}
 
 describe('on a server with DEFAULT_PLAN=pro and sign-up closed', () => {
   let ctx: TestContext;
