@@ -13,7 +13,7 @@ import { statsRoutes } from './routes/external/stats';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
 import { externalReadRoutes } from './routes/external/read';
 import { openApiDocument } from '../lib/external/openapi';
-import { SiteConfigCache } from '../lib/ingest/siteCache';
+import { SiteConfigCache } from '../lib/ingest/accept/siteCache';
 import { ingestEnqueuer } from '../lib/queue/ingest';
 import { browserIngestRoutes } from './routes/browserIngest';
 import { healthRoutes } from './routes/health';

@@ -2,7 +2,7 @@
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Config } from '../lib/config';
-import type { Enrichers } from '../lib/ingest/pipeline';
+import type { Enrichers } from '../lib/ingest/accept/enrichers';
 import type { Logger } from '../lib/log';
 import type { Metrics } from '../lib/metrics';
 import type { ProducerQueue } from '../lib/queue/queues';

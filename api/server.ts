@@ -7,7 +7,7 @@ import { migrate } from '../lib/db/migrate';
 import { createLogger } from '../lib/log';
 import { createMetrics } from '../lib/metrics';
 import { runRole } from '../lib/process/shutdown';
-import { openEnrichers } from '../lib/ingest/enrichers';
+import { openEnrichers } from '../lib/ingest/accept/enrichers';
 import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
 import { warnUnlessMemoryBounded } from '../lib/queue/memoryHeadroom';
 import { checkQueueDurability, createRedis, requireRedisVersion, warnUnlessNoEviction, waitReady } from '../lib/redis';

@@ -5,11 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { ApiKeyPrincipal } from '../lib/accounts/apiKeys';
-import type { IdempotencyKeys } from '../lib/ingest/dedupe';
-import type { ActiveGoalsCache } from '../lib/ingest/goalsCache';
-import type { IngestDeps } from '../lib/ingest/pipeline';
-import type { QueuedIngest } from '../lib/ingest/rows';
-import type { DailySalts } from '../lib/ingest/salt';
+import type { IdempotencyKeys } from '../lib/ingest/accept/dedupe';
+import type { ActiveGoalsCache } from '../lib/ingest/accept/goalsCache';
+import type { IngestDeps } from '../lib/ingest/accept/pipeline';
+import type { QueuedIngest } from '../lib/ingest/job/rows';
+import type { DailySalts } from '../lib/ingest/accept/salt';
 import { createLogger } from '../lib/log';
 
 export interface StandInWebsite {

@@ -2,12 +2,12 @@
 // (sendBeacon) bodies, CORS for any origin, and the tracker's small cacheable config endpoint.
 import express, { Router, type Request, type Response } from 'express';
 import { Counter } from 'prom-client';
-import { admitBrowserClient, ingestBrowserEvent, type BrowserDeps } from '../../lib/ingest/browser';
-import { browserEventSchema, MAX_BROWSER_BODY_BYTES, type BrowserEvent } from '../../lib/ingest/browserSchemas';
-import { cleanJson } from '../../lib/ingest/sanitize';
-import { normalizeIp } from '../../lib/ingest/enrich';
-import { DailySalts } from '../../lib/ingest/salt';
-import type { SiteConfigCache } from '../../lib/ingest/siteCache';
+import { admitBrowserClient, ingestBrowserEvent, type BrowserDeps } from '../../lib/ingest/accept/browser';
+import { browserEventSchema, MAX_BROWSER_BODY_BYTES, type BrowserEvent } from '../../lib/ingest/accept/browserSchemas';
+import { cleanJson } from '../../lib/ingest/job/sanitize';
+import { normalizeIp } from '../../lib/ingest/accept/enrich';
+import { DailySalts } from '../../lib/ingest/accept/salt';
+import type { SiteConfigCache } from '../../lib/ingest/accept/siteCache';
 import { notFound, badRequest } from '../../lib/errors';
 import type { IngestEnqueue } from '../../lib/queue/ingest';
 import { presenceSink } from '../../lib/realtime/presence';

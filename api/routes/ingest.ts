@@ -1,11 +1,11 @@
 // POST /api/v1/events: server-side ingestion, in DESIGN §3's request order. Authentication, plan, limits
-// and the body come first (here); the rest of the pipeline is lib/ingest/pipeline.ts.
+// and the body come first (here); the rest of the pipeline is lib/ingest/accept/pipeline.ts.
 import express, { Router } from 'express';
-import { ActiveGoalsCache } from '../../lib/ingest/goalsCache';
-import { IdempotencyKeys } from '../../lib/ingest/dedupe';
-import { ingestServerBatch, type IngestDeps } from '../../lib/ingest/pipeline';
-import { DailySalts } from '../../lib/ingest/salt';
-import { ingestBatchSchema, MAX_BODY_BYTES } from '../../lib/ingest/schemas';
+import { ActiveGoalsCache } from '../../lib/ingest/accept/goalsCache';
+import { IdempotencyKeys } from '../../lib/ingest/accept/dedupe';
+import { ingestServerBatch, type IngestDeps } from '../../lib/ingest/accept/pipeline';
+import { DailySalts } from '../../lib/ingest/accept/salt';
+import { ingestBatchSchema, MAX_BODY_BYTES } from '../../lib/ingest/accept/serverSchemas';
 import type { IngestEnqueue } from '../../lib/queue/ingest';
 import { presenceSink } from '../../lib/realtime/presence';
 import type { AppDeps } from '../deps';

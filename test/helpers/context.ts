@@ -14,7 +14,7 @@ import { createPool, ensureDatabase, quoteIdent } from '../../lib/db/pool';
 import { migrate } from '../../lib/db/migrate';
 import { createLogger } from '../../lib/log';
 import { createMetrics } from '../../lib/metrics';
-import { openEnrichers } from '../../lib/ingest/enrichers';
+import { openEnrichers } from '../../lib/ingest/accept/enrichers';
 import { createProducerQueue, QUEUE_NAMES } from '../../lib/queue/queues';
 import { createRedis, waitReady } from '../../lib/redis';
 

@@ -3,8 +3,8 @@
 // tests that use it.
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../../lib/clickhouse/client';
-import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { chTime, packEvents, type EventRow } from '../../lib/ingest/rows';
+import { dedupToken, insertEventRows } from '../../lib/ingest/store/chWriter';
+import { chTime, packEvents, type EventRow } from '../../lib/ingest/job/rows';
 
 /** A stored event row with everything empty but what `over` sets. */
 export function eventRow(websiteId: string, over: Partial<EventRow> & { ts: string }): EventRow {

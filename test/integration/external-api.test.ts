@@ -10,8 +10,8 @@ import { client } from '../helpers/http';
 import { checkAgainstOpenApi } from '../helpers/openapiValidate';
 import { createApiKey, createWebsite, registerUser, type TestUser } from '../helpers/accounts';
 import { eventRow, insertDstFixture } from '../helpers/statsFixture';
-import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { packEvents } from '../../lib/ingest/rows';
+import { dedupToken, insertEventRows } from '../../lib/ingest/store/chWriter';
+import { packEvents } from '../../lib/ingest/job/rows';
 
 let ctx: TestContext;
 let call: ReturnType<typeof client>;

@@ -4,10 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Worker } from 'bullmq';
 import { sweepIngestPayloads } from '../../jobs/sweepIngestPayloads';
-import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
+import { dedupToken, insertEventRows } from '../../lib/ingest/store/chWriter';
 // A namespace import: the contract test below watches what the web role hands to packJob.
-import * as rowBinary from '../../lib/ingest/rowBinary';
-import { ingestJobSchema, packEvents, type EventRow } from '../../lib/ingest/rows';
+import * as rowBinary from '../../lib/ingest/job/rowBinary';
+import { ingestJobSchema, packEvents, type EventRow } from '../../lib/ingest/job/rows';
 import { ingestEnqueuer, ingestPayloadKey } from '../../lib/queue/ingest';
 import type { ClickHouseClient } from '../../lib/clickhouse/client';
 import { createLogger } from '../../lib/log';

@@ -2,9 +2,9 @@
 // worker. Every expected value below was worked out by hand from the fixture table in beforeAll.
 import { createHash, randomUUID } from 'node:crypto';
 import { createGoal } from '../../lib/accounts/goals';
-import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { packEvents } from '../../lib/ingest/rows';
-import { chSeconds, chTime, type EventRow } from '../../lib/ingest/rows';
+import { dedupToken, insertEventRows } from '../../lib/ingest/store/chWriter';
+import { packEvents } from '../../lib/ingest/job/rows';
+import { chSeconds, chTime, type EventRow } from '../../lib/ingest/job/rows';
 import { apiKeyActivity } from '../../lib/stats/apiKeyActivity';
 import {
   customEvents,

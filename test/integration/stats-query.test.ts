@@ -5,8 +5,8 @@ import { resolvePeriod, type ResolvedPeriod } from '../../lib/stats/period';
 import { runStats, type StatsQuery } from '../../lib/stats/query';
 import { parseDate } from '../../lib/stats/time';
 import { createTestContext, type TestContext } from '../helpers/context';
-import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { packEvents } from '../../lib/ingest/rows';
+import { dedupToken, insertEventRows } from '../../lib/ingest/store/chWriter';
+import { packEvents } from '../../lib/ingest/job/rows';
 import { eventRow, insertDstFixture } from '../helpers/statsFixture';
 
 const TZ = 'Europe/Berlin';

@@ -1,8 +1,8 @@
 // Website time zones (issue 19 item 6): only zones both the runtime and ClickHouse know are accepted, stored in
 // ClickHouse's spelling; a zone already stored that ClickHouse does not know reads as UTC instead of failing.
 import { rollupDaily } from '../../jobs/rollupDaily';
-import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { packEvents } from '../../lib/ingest/rows';
+import { dedupToken, insertEventRows } from '../../lib/ingest/store/chWriter';
+import { packEvents } from '../../lib/ingest/job/rows';
 import { adoptServerTimeZones, BUNDLED_CLICKHOUSE_ZONES, canonicalTimeZone } from '../../lib/stats/timeZones';
 import { createLogger } from '../../lib/log';
 import { createTestContext, type TestContext } from '../helpers/context';

@@ -1,8 +1,8 @@
 // Turns a validated server event into stored rows: ids, times, source, UA and geo fields, the hashed IP.
 // Props given by the sender win over what the request context suggests (DESIGN §3).
 import { createHash, randomUUID } from 'node:crypto';
-import { chTime, type EventRow, type IdentityRecord, type PaymentRecord } from './rows';
-import { IDENTITY_FIELDS, type PageviewProps } from './schemas';
+import { chTime, type EventRow, type IdentityRecord, type PaymentRecord } from '../job/rows';
+import { IDENTITY_FIELDS, type PageviewProps } from './serverSchemas';
 import { referrerDomain, sourceName } from './source';
 import type { ValidEvent } from './validate';
 

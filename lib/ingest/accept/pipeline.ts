@@ -3,25 +3,21 @@
 // Exactly one outcome per event, in input order; a 200 means every accepted event is durably queued.
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import type { ApiKeyPrincipal } from '../accounts/apiKeys';
-import { getWebsiteByTrackingCode } from '../accounts/websites';
-import { forbidden, HttpError, notFound, orUnavailable, serviceUnavailable } from '../errors';
-import type { Logger } from '../log';
-import { PLANS } from '../plans';
-import type { PresenceHit, PresenceSink } from '../realtime/presence';
+import type { ApiKeyPrincipal } from '../../accounts/apiKeys';
+import { getWebsiteByTrackingCode } from '../../accounts/websites';
+import { forbidden, HttpError, notFound, orUnavailable, serviceUnavailable } from '../../errors';
+import type { Logger } from '../../log';
+import { PLANS } from '../../plans';
+import type { PresenceHit, PresenceSink } from '../../realtime/presence';
 import type { IdempotencyKeys } from './dedupe';
+import type { Enrichers } from './enrichers';
 import { buildEventRow, hashIp, identityRecord, normalizeIp, paymentRecord, primaryLanguage, requestMemo, type RequestContext } from './enrich';
 import type { ActiveGoalsCache } from './goalsCache';
-import { chSeconds, chTime, type EventRow, type IdentityRecord, type PaymentRecord, type QueuedIngest } from './rows';
-import { keepRows, packJob } from './rowBinary';
+import { chSeconds, chTime, type EventRow, type IdentityRecord, type PaymentRecord, type QueuedIngest } from '../job/rows';
+import { keepRows, packJob } from '../job/rowBinary';
 import type { DailySalts } from './salt';
-import type { IngestBatch, IngestError, IngestResult, RejectionReason } from './schemas';
+import type { IngestBatch, IngestError, IngestResult, RejectionReason } from './serverSchemas';
 import { validateServerEvent, type ValidEvent } from './validate';
-
-export interface Enrichers {
-  geo?: { lookup(ip: string): { country_code: string; region: string; city: string } | undefined };
-  ua?: (userAgent: string | undefined) => { device_type: string; browser: string; browser_version: string; os: string; os_version: string };
-}
 
 export interface IngestDeps {
   pool: Pool;

@@ -8,7 +8,7 @@ const u16 = z.number().int().min(0).max(65535);
 /**
  * One row of `events`; the keys are the table's columns (an explicit column list on insert). The first
  * JOB_HEAD_COLUMNS.length of them hold the same values for every event of one request, so a job's payload
- * encodes them once per request (lib/ingest/rowBinary.ts).
+ * encodes them once per request (lib/ingest/job/rowBinary.ts).
  */
 export const eventRowSchema = z.object({
   website_id: z.uuid(),
@@ -138,7 +138,7 @@ export type ReplayRow = z.infer<typeof replayRowSchema>;
  * The data of an ingest job, the contract between the web role that accepts a request and the worker that
  * stores it: one accepted request's events for one website. The event rows are not in the job data but in
  * the job's payload, a Redis string beside the job (lib/queue/ingest.ts) holding the rows as RowBinary in
- * ROW_BINARY_COLUMNS order, encoded and decoded only by lib/ingest/rowBinary.ts and sent to the store byte
+ * ROW_BINARY_COLUMNS order, encoded and decoded only by lib/ingest/job/rowBinary.ts and sent to the store byte
  * for byte (BullMQ serialises job data as JSON: escaping and parsing the rows cost both roles more than
  * encoding them). `rows` counts the payload's rows; `tsRange` spans their ts (null without rows). The side
  * records travel in the data.

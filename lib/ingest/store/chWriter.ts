@@ -4,9 +4,9 @@
 // non_replicated_deduplication_window tokens), while different rows never share a token.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { ClickHouseClient } from '../clickhouse/client';
-import { ROW_BINARY_COLUMNS } from './rowBinary';
-import { EVENT_COLUMNS } from './rows';
+import type { ClickHouseClient } from '../../clickhouse/client';
+import { ROW_BINARY_COLUMNS } from '../job/rowBinary';
+import { EVENT_COLUMNS } from '../job/rows';
 
 /**
  * The token of an insert, from what names its rows: event ids, or `job:<id>` for all the rows of a job's
