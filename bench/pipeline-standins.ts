@@ -25,8 +25,8 @@ export function standInDeps(
   enqueue: (jobId: string, job: QueuedIngest) => Promise<void>,
 ): IngestDeps {
   return {
-    // The website lookup is the only query on this path.
-    pool: { query: async () => ({ rows: [website] }) } as unknown as Pool,
+    // The website lookup is the only query on this path; the row is read with its time zone.
+    pool: { query: async () => ({ rows: [{ timezone: 'UTC', ...website }] }) } as unknown as Pool,
     salts: { forTime: async () => 'f'.repeat(64) } as unknown as DailySalts,
     goals: { get: async () => new Set<string>() } as unknown as ActiveGoalsCache,
     idempotency: {
