@@ -1,32 +1,21 @@
-// Turns a validated server event into stored rows: ids, times, source, UA and geo fields, the hashed IP.
-// Props given by the sender win over what the request context suggests (DESIGN §3).
+// Turns a validated server event into its stored rows: ids, times, the hashed IP, what serverContext tells of
+// the client; props given by the sender win over it (DESIGN §3). Page columns come from page.ts, the row from
+// eventRow.ts, as for browser events.
 import { createHash, randomUUID } from 'node:crypto';
 import { chTime, type EventRow, type IdentityRecord, type PaymentRecord } from '../job/rows';
+import type { GeoFields, UaFields } from './enrichers';
+import { assembleEventRow, NO_CLIENT, type ClientColumns, type EventColumns, type RowHead } from './eventRow';
+import { locatePage, NO_PAGE, pageColumns, type PageSite } from './page';
 import { IDENTITY_FIELDS, type PageviewProps } from './serverSchemas';
-import { referrerDomain, sourceName } from './source';
 import type { ValidEvent } from './validate';
 
 export interface RequestContext {
-  websiteId: string;
-  websiteDomain: string;
-  apiKeyId: string;
-  /** ClickHouse text of the batch's receive time and row expiry, formatted once per request. */
-  receivedAtText: string;
-  expireAtText: string;
-  ipHash: string;
-  geo?: { country_code: string; region: string; city: string };
-  ua?: { device_type: string; browser: string; browser_version: string; os: string; os_version: string };
-  language: string;
-  /**
-   * What this request's pages and referrers parse to, by URL. A batch repeats a site's few pages and
-   * referrers many times, and parsing a URL was the costliest step of building a row.
-   */
-  memo: { pages: Map<string, PageLocation>; referrerDomains: Map<string, string> };
-}
-
-/** A memo for one request's RequestContext. */
-export function requestMemo(): RequestContext['memo'] {
-  return { pages: new Map(), referrerDomains: new Map() };
+  /** The request's columns of every row, formatted once per request. */
+  head: RowHead;
+  /** The website's domain and this request's page memo. */
+  site: PageSite;
+  /** What serverContext tells of the client (geo, user agent, language): a pageview's props win over it. */
+  client: ClientColumns;
 }
 
 /** One spelling per address: an IPv4-mapped IPv6 address (::ffff:1.2.3.4) is its IPv4 address. */
@@ -48,102 +37,64 @@ export function primaryLanguage(acceptLanguage: string | undefined): string {
   return /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(tag) ? tag : '';
 }
 
-/** A page URL's parts that fill columns; utm holds the query's values of UTM_PARAMS, '' when absent. */
-interface PageLocation {
-  hostname: string;
-  pathname: string;
-  utm: string[];
-}
-
-const UTM_PARAMS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_term'] as const;
-
-function parsePageUrl(url: string, domain: string): PageLocation {
-  try {
-    const parsed = new URL(url, `https://${domain}`);
-    const query = parsed.searchParams;
-    return {
-      hostname: parsed.hostname.toLowerCase(),
-      pathname: decodeSafe(parsed.pathname),
-      utm: UTM_PARAMS.map((name) => query.get(name)?.slice(0, 256) || ''),
-    };
-  } catch {
-    return { hostname: '', pathname: url.split(/[?#]/)[0], utm: UTM_PARAMS.map(() => '') };
-  }
-}
-
-function pageLocation(url: string, ctx: RequestContext): PageLocation {
-  let loc = ctx.memo.pages.get(url);
-  if (!loc) ctx.memo.pages.set(url, (loc = parsePageUrl(url, ctx.websiteDomain)));
-  return loc;
-}
-
-function memoReferrerDomain(referrer: string | undefined, ctx: RequestContext): string {
-  if (!referrer) return '';
-  let domain = ctx.memo.referrerDomains.get(referrer);
-  if (domain === undefined) ctx.memo.referrerDomains.set(referrer, (domain = referrerDomain(referrer)));
-  return domain;
-}
-
-function decodeSafe(path: string): string {
-  try {
-    return decodeURI(path);
-  } catch {
-    return path;
-  }
+/** The client columns the request's serverContext gives (a pageview's props may override them). */
+export function serverClient(ua: UaFields | undefined, geo: GeoFields | undefined, language: string): ClientColumns {
+  return {
+    device_type: ua?.device_type ?? '', browser: ua?.browser ?? '', browser_version: ua?.browser_version ?? '',
+    os: ua?.os ?? '', os_version: ua?.os_version ?? '',
+    country_code: geo?.country_code ?? '', region: geo?.region ?? '', city: geo?.city ?? '',
+    screen_width: 0, screen_height: 0, language,
+  };
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+/**
+ * A pageview's client columns: what its props give wins; a browser or OS given without a version, or a
+ * country without a region, leaves the request's version or region out (they would describe another client).
+ */
+function pageviewClient(page: PageviewProps, request: ClientColumns): ClientColumns {
+  if (
+    page.device_type === undefined && page.browser === undefined && page.os === undefined && page.country_code === undefined &&
+    page.city === undefined && page.screen_width === undefined && page.screen_height === undefined && page.language === undefined
+  ) {
+    return request;
+  }
+  return {
+    device_type: str(page.device_type) || request.device_type,
+    browser: str(page.browser) || request.browser,
+    browser_version: page.browser ? '' : request.browser_version,
+    os: str(page.os) || request.os,
+    os_version: page.os ? '' : request.os_version,
+    country_code: page.country_code?.toUpperCase() || request.country_code,
+    region: page.country_code ? '' : request.region,
+    city: str(page.city) || (page.country_code ? '' : request.city),
+    screen_width: page.screen_width ?? 0,
+    screen_height: page.screen_height ?? 0,
+    language: str(page.language) || request.language,
+  };
+}
+
 export function buildEventRow(event: ValidEvent, ctx: RequestContext): EventRow {
   const p = event.props;
-  const page = event.type === 'pageview' ? (p as PageviewProps) : undefined;
-  const loc = page ? pageLocation(page.url, ctx) : undefined;
-  // Only pageview props carry utm_* (other types' checked props have none); the URL's query fills the rest.
-  const utm = (i: number) => str(p[UTM_PARAMS[i]]) || loc?.utm[i] || '';
-  const utmSource = utm(0);
-  const refDomain = memoReferrerDomain(page?.referrer, ctx);
-  return {
-    website_id: ctx.websiteId,
+  const own: EventColumns = {
     event_id: randomUUID(),
     type: event.type,
     name: event.type === 'event' || event.type === 'goal' ? str(p.name) : '',
-    source: 'server',
     ts: chTime(event.ts),
-    received_at: ctx.receivedAtText,
     session_id: event.sessionId,
     visitor_id: event.visitorId,
-    url: page?.url ?? '',
-    hostname: loc?.hostname ?? '',
-    pathname: loc?.pathname ?? '',
-    referrer: page?.referrer ?? '',
-    referrer_domain: refDomain,
-    source_name: page ? sourceName(utmSource, refDomain, loc?.hostname || ctx.websiteDomain) : '',
-    utm_source: utmSource,
-    utm_medium: utm(1),
-    utm_campaign: utm(2),
-    utm_content: utm(3),
-    utm_term: utm(4),
-    device_type: str(page?.device_type) || (page ? (ctx.ua?.device_type ?? '') : ''),
-    browser: str(page?.browser) || (page ? (ctx.ua?.browser ?? '') : ''),
-    browser_version: page && !page.browser ? (ctx.ua?.browser_version ?? '') : '',
-    os: str(page?.os) || (page ? (ctx.ua?.os ?? '') : ''),
-    os_version: page && !page.os ? (ctx.ua?.os_version ?? '') : '',
-    country_code: page?.country_code?.toUpperCase() || (page ? (ctx.geo?.country_code ?? '') : ''),
-    region: page && !page.country_code ? (ctx.geo?.region ?? '') : '',
-    city: str(page?.city) || (page && !page.country_code ? (ctx.geo?.city ?? '') : ''),
-    screen_width: page?.screen_width ?? 0,
-    screen_height: page?.screen_height ?? 0,
-    language: str(page?.language) || (page ? ctx.language : ''),
-    ip_hash: ctx.ipHash,
     engagement_ms: 0,
     scroll_depth: 0,
     revenue: event.type === 'purchase' ? (p.amount as number) : event.type === 'goal' ? ((p.value as number | undefined) ?? 0) : 0,
     currency: event.type === 'purchase' ? (p.currency as string) : '',
     props: JSON.stringify(customProps(event)),
     idempotency_key: event.idempotencyKey ?? '',
-    api_key_id: ctx.apiKeyId,
-    expire_at: ctx.expireAtText,
   };
+  if (event.type !== 'pageview') return assembleEventRow(ctx.head, own, NO_PAGE, NO_CLIENT);
+  const page = p as PageviewProps;
+  const columns = pageColumns(ctx.site, page.url, locatePage(ctx.site, page.url), page.referrer ?? '', true, page);
+  return assembleEventRow(ctx.head, own, columns, pageviewClient(page, ctx.client));
 }
 
 /** What is kept in the `props` column: custom properties, plus typed fields that have no column. */

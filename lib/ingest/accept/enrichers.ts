@@ -5,8 +5,20 @@ import { parseUserAgent } from '../../ua/parse';
 
 /** Geo and UA lookups; each optional, so a test or bench may stand one in or leave it out. */
 export interface Enrichers {
-  geo?: { lookup(ip: string): { country_code: string; region: string; city: string } | undefined };
-  ua?: (userAgent: string | undefined) => { device_type: string; browser: string; browser_version: string; os: string; os_version: string };
+  geo?: { lookup(ip: string): GeoFields | undefined };
+  ua?: (userAgent: string | undefined) => UaFields;
+}
+export interface GeoFields {
+  country_code: string;
+  region: string;
+  city: string;
+}
+export interface UaFields {
+  device_type: string;
+  browser: string;
+  browser_version: string;
+  os: string;
+  os_version: string;
 }
 
 export async function openEnrichers(config: Pick<Config, 'GEOIP_CITY_DB_V4' | 'GEOIP_CITY_DB_V6'>): Promise<Enrichers & { geo: GeoLookup }> {

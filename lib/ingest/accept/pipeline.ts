@@ -11,8 +11,9 @@ import { PLANS } from '../../plans';
 import type { PresenceHit, PresenceSink } from '../../realtime/presence';
 import type { IdempotencyKeys } from './dedupe';
 import type { Enrichers } from './enrichers';
-import { buildEventRow, hashIp, identityRecord, normalizeIp, paymentRecord, primaryLanguage, requestMemo, type RequestContext } from './enrich';
+import { buildEventRow, hashIp, identityRecord, normalizeIp, paymentRecord, primaryLanguage, serverClient, type RequestContext } from './enrich';
 import type { ActiveGoalsCache } from './goalsCache';
+import { pageMemo } from './page';
 import { chSeconds, chTime, type EventRow, type IdentityRecord, type PaymentRecord, type QueuedIngest } from '../job/rows';
 import { keepRows, packJob } from '../job/rowBinary';
 import type { DailySalts } from './salt';
@@ -235,17 +236,21 @@ async function requestContext(
   const server = req.batch.serverContext ?? {};
   const ip = normalizeIp(server.clientIp);
   return {
-    websiteId: website.id,
-    websiteDomain: website.domain,
-    apiKeyId: req.principal.keyId,
-    receivedAtText: chTime(now),
-    expireAtText: chSeconds(now + PLANS[req.principal.plan].dataRetentionDays * 86_400_000),
-    // The raw address is used here, during the request, and never leaves this function except hashed.
-    ipHash: hashIp(await orUnavailable(deps.salts.forTime(now)), website.id, ip),
-    geo: ip ? deps.enrichers.geo?.lookup(ip) : undefined,
-    ua: server.userAgent ? deps.enrichers.ua?.(server.userAgent) : undefined,
-    language: primaryLanguage(server.acceptLanguage),
-    memo: requestMemo(),
+    head: {
+      website_id: website.id,
+      source: 'server',
+      received_at: chTime(now),
+      // The raw address is used here, during the request, and never leaves this function except hashed.
+      ip_hash: hashIp(await orUnavailable(deps.salts.forTime(now)), website.id, ip),
+      api_key_id: req.principal.keyId,
+      expire_at: chSeconds(now + PLANS[req.principal.plan].dataRetentionDays * 86_400_000),
+    },
+    site: { domain: website.domain, memo: pageMemo() },
+    client: serverClient(
+      server.userAgent ? deps.enrichers.ua?.(server.userAgent) : undefined,
+      ip ? deps.enrichers.geo?.lookup(ip) : undefined,
+      primaryLanguage(server.acceptLanguage),
+    ),
   };
 }
 
