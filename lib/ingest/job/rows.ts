@@ -164,25 +164,6 @@ export interface QueuedIngest {
   payload: Buffer;
 }
 
-/** The values of a row in EVENT_COLUMNS order, spelled out (a unit test checks the order). */
-export const rowValues = (r: EventRow): unknown[] => [
-  r.website_id, r.source, r.received_at, r.ip_hash, r.api_key_id, r.expire_at, r.event_id, r.type, r.name, r.ts,
-  r.session_id, r.visitor_id, r.url, r.hostname, r.pathname, r.referrer, r.referrer_domain, r.source_name,
-  r.utm_source, r.utm_medium, r.utm_campaign, r.utm_content, r.utm_term, r.device_type, r.browser,
-  r.browser_version, r.os, r.os_version, r.country_code, r.region, r.city, r.screen_width, r.screen_height,
-  r.language, r.engagement_ms, r.scroll_depth, r.revenue, r.currency, r.props, r.idempotency_key,
-];
-
-/**
- * Event rows as whole JSONCompactEachRow lines (EVENT_COLUMNS order) with their ids, for direct inserts by
- * test fixtures and tools (insertEventRows with a string); ingest jobs carry RowBinary. Texts are made well
- * formed: ClickHouse refuses the escape JSON.stringify writes for a lone UTF-16 surrogate.
- */
-export function packEvents(rows: readonly EventRow[]): { eventsText: string; eventIds: string[] } {
-  const line = (r: EventRow) => JSON.stringify(rowValues(r).map((v) => (typeof v === 'string' ? v.toWellFormed() : v)));
-  return { eventsText: rows.map(line).join('\n'), eventIds: rows.map((r) => r.event_id) };
-}
-
 const DAY_MS = 86_400_000;
 const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
 const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
