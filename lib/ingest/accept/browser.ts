@@ -108,23 +108,18 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest,
   const eventId = randomUUID();
   const row = assembleEventRow(
     { website_id: website.id, source: 'browser', received_at: ts, ip_hash: ipHash, api_key_id: '', expire_at: expireAt },
-    {
-      event_id: eventId,
-      type: e.event_type === 'custom' ? 'event' : e.event_type,
-      name: e.event_type === 'custom' ? (e.event_name ?? '') : e.event_type === 'error' ? (e.error_type || 'Error') : '',
-      ts,
-      session_id: e.session_id,
-      visitor_id: visitorId,
-      engagement_ms: e.engagement_ms ?? 0,
-      scroll_depth: e.scroll_depth ?? 0,
-      revenue: 0,
-      currency: '',
-      props: JSON.stringify(e.props ?? {}),
-      idempotency_key: '',
-    },
-    pageColumns(pageSite, e.url, loc, e.referrer ?? '', e.event_type === 'pageview'),
+    pageColumns(pageSite, e.url, e.referrer ?? '', e.event_type === 'pageview', undefined, loc),
     browserClient(e, deps.enrichers.ua?.(ua), req.ip ? deps.enrichers.geo?.lookup(req.ip) : undefined),
   );
+  row.event_id = eventId;
+  row.type = e.event_type === 'custom' ? 'event' : e.event_type;
+  row.name = e.event_type === 'custom' ? (e.event_name ?? '') : e.event_type === 'error' ? (e.error_type || 'Error') : '';
+  row.ts = ts;
+  row.session_id = e.session_id;
+  row.visitor_id = visitorId;
+  row.engagement_ms = e.engagement_ms ?? 0;
+  row.scroll_depth = e.scroll_depth ?? 0;
+  row.props = JSON.stringify(e.props ?? {});
   const { pathname, device_type: device, browser, os } = row;
   // Replay chunks are recordings, not analytics events.
   const job = packJob(website.id, e.event_type === 'replay' ? [] : [row], {

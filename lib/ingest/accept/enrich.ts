@@ -4,8 +4,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { chTime, type EventRow, type IdentityRecord, type PaymentRecord } from '../job/rows';
 import type { GeoFields, UaFields } from './enrichers';
-import { assembleEventRow, NO_CLIENT, type ClientColumns, type EventColumns, type RowHead } from './eventRow';
-import { locatePage, NO_PAGE, pageColumns, type PageSite } from './page';
+import { assembleEventRow, NO_CLIENT, type ClientColumns, type RowHead } from './eventRow';
+import { NO_PAGE, pageColumns, type PageSite } from './page';
 import { IDENTITY_FIELDS, type PageviewProps } from './serverSchemas';
 import type { ValidEvent } from './validate';
 
@@ -77,24 +77,23 @@ function pageviewClient(page: PageviewProps, request: ClientColumns): ClientColu
 
 export function buildEventRow(event: ValidEvent, ctx: RequestContext): EventRow {
   const p = event.props;
-  const own: EventColumns = {
-    event_id: randomUUID(),
-    type: event.type,
-    name: event.type === 'event' || event.type === 'goal' ? str(p.name) : '',
-    ts: chTime(event.ts),
-    session_id: event.sessionId,
-    visitor_id: event.visitorId,
-    engagement_ms: 0,
-    scroll_depth: 0,
-    revenue: event.type === 'purchase' ? (p.amount as number) : event.type === 'goal' ? ((p.value as number | undefined) ?? 0) : 0,
-    currency: event.type === 'purchase' ? (p.currency as string) : '',
-    props: JSON.stringify(customProps(event)),
-    idempotency_key: event.idempotencyKey ?? '',
-  };
-  if (event.type !== 'pageview') return assembleEventRow(ctx.head, own, NO_PAGE, NO_CLIENT);
-  const page = p as PageviewProps;
-  const columns = pageColumns(ctx.site, page.url, locatePage(ctx.site, page.url), page.referrer ?? '', true, page);
-  return assembleEventRow(ctx.head, own, columns, pageviewClient(page, ctx.client));
+  const page = event.type === 'pageview' ? (p as PageviewProps) : undefined;
+  const row = assembleEventRow(
+    ctx.head,
+    page ? pageColumns(ctx.site, page.url, page.referrer ?? '', true, page) : NO_PAGE,
+    page ? pageviewClient(page, ctx.client) : NO_CLIENT,
+  );
+  row.event_id = randomUUID();
+  row.type = event.type;
+  row.name = event.type === 'event' || event.type === 'goal' ? str(p.name) : '';
+  row.ts = chTime(event.ts);
+  row.session_id = event.sessionId;
+  row.visitor_id = event.visitorId;
+  row.revenue = event.type === 'purchase' ? (p.amount as number) : event.type === 'goal' ? ((p.value as number | undefined) ?? 0) : 0;
+  row.currency = event.type === 'purchase' ? (p.currency as string) : '';
+  row.props = JSON.stringify(customProps(event));
+  row.idempotency_key = event.idempotencyKey ?? '';
+  return row; // engagement_ms and scroll_depth stay 0: server events carry neither
 }
 
 /** What is kept in the `props` column: custom properties, plus typed fields that have no column. */

@@ -27,16 +27,18 @@ export interface PageLocation {
 }
 
 /**
- * What one request's pages and referrers parse to, by URL. A batch repeats a site's few pages and referrers
- * many times, and parsing a URL was the costliest step of building a row.
+ * What one request's pages and referrers parse to, by URL, and the columns of its pageviews by URL and
+ * referrer (those whose sender gave no UTM values of its own). A batch repeats a site's few pages and
+ * referrers many times, and parsing a URL was the costliest step of building a row.
  */
 export interface PageMemo {
   pages: Map<string, PageLocation>;
   referrerDomains: Map<string, string>;
+  pageviews: Map<string, Map<string, PageColumns>>;
 }
 
 export function pageMemo(): PageMemo {
-  return { pages: new Map(), referrerDomains: new Map() };
+  return { pages: new Map(), referrerDomains: new Map(), pageviews: new Map() };
 }
 
 /** The website a page belongs to: its domain, and the memo of the request when there is one. */
@@ -93,17 +95,44 @@ function utmValue(loc: PageLocation, given: Readonly<Record<string, unknown>> | 
   return (typeof own === 'string' && own) || loc.utm[i];
 }
 
+function hasOwnUtm(given: Readonly<Record<string, unknown>> | undefined): boolean {
+  if (!given) return false;
+  for (const name of UTM_PARAMS) {
+    const own = given[name];
+    if (typeof own === 'string' && own) return true;
+  }
+  return false;
+}
+
 /**
- * The page columns of an event on `url` (located by locatePage) coming from `referrer`. `given` holds the
- * sender's own utm_* values, which win over the URL's; the source is named for pageviews only.
+ * The page columns of an event on `url` coming from `referrer`. `given` holds the sender's own utm_* values,
+ * which win over the URL's; the source is named for pageviews only. `loc` is the URL's locatePage, when the
+ * caller has it already. The columns returned may be shared by rows of the request: never changed.
  */
 export function pageColumns(
+  site: PageSite,
+  url: string,
+  referrer: string,
+  pageview: boolean,
+  given?: Readonly<Record<string, unknown>>,
+  loc?: PageLocation,
+): PageColumns {
+  const memo = site.memo;
+  if (!memo || !pageview || hasOwnUtm(given)) return buildColumns(site, url, loc ?? locatePage(site, url), referrer, pageview, given);
+  let byReferrer = memo.pageviews.get(url);
+  if (!byReferrer) memo.pageviews.set(url, (byReferrer = new Map()));
+  let columns = byReferrer.get(referrer);
+  if (!columns) byReferrer.set(referrer, (columns = buildColumns(site, url, loc ?? locatePage(site, url), referrer, true, undefined)));
+  return columns;
+}
+
+function buildColumns(
   site: PageSite,
   url: string,
   loc: PageLocation,
   referrer: string,
   pageview: boolean,
-  given?: Readonly<Record<string, unknown>>,
+  given: Readonly<Record<string, unknown>> | undefined,
 ): PageColumns {
   const utmSource = utmValue(loc, given, 0);
   const refDomain = memoReferrerDomain(site, referrer);
