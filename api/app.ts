@@ -13,7 +13,6 @@ import { statsRoutes } from './routes/external/stats';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
 import { externalReadRoutes } from './routes/external/read';
 import { openApiDocument } from '../lib/external/openapi';
-import { SiteConfigCache } from '../lib/ingest/siteCache';
 import { ingestEnqueuer } from '../lib/queue/ingest';
 import { browserIngestRoutes } from './routes/browserIngest';
 import { healthRoutes } from './routes/health';
@@ -36,18 +35,18 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRoutes(deps));
 
   // Ingestion parses its own (larger) body after authentication and limits (DESIGN §3 request order). Both
-  // paths share one enqueuer, so one memory sample of the queue's Redis a second serves them.
+  // paths share one enqueuer, so one memory sample of the queue's Redis a second serves them, and the
+  // services in deps.ingest.
   const enqueue = ingestEnqueuer(deps.ingestQueue, deps.config.QUEUE_MEMORY_LIMIT_PERCENT, deps.logger);
   app.use('/api/v1', ingestRoutes(deps, enqueue));
-  const sites = new SiteConfigCache(deps.pool);
   app.use(trackerRoutes());
-  app.use(browserIngestRoutes(deps, sites, enqueue));
+  app.use(browserIngestRoutes(deps, enqueue));
 
   const json = express.json({ limit: '1mb', strict: true });
   app.use('/api', cookieParser(), json);
   app.use('/api/auth', authRoutes(deps));
   app.use('/api/users', userRoutes(deps));
-  app.use('/api/websites', websiteRoutes(deps, sites));
+  app.use('/api/websites', websiteRoutes(deps, deps.ingest.sites));
   app.use('/api/teams/:teamId/invites', teamInviteRoutes(deps));
   app.use('/api/teams', teamRoutes(deps));
   app.use('/api/invites', inviteRoutes(deps));

@@ -2,7 +2,7 @@
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Config } from '../lib/config';
-import type { Enrichers } from '../lib/ingest/pipeline';
+import type { AcceptServices } from '../lib/ingest/accept/services';
 import type { Logger } from '../lib/log';
 import type { Metrics } from '../lib/metrics';
 import type { ProducerQueue } from '../lib/queue/queues';
@@ -16,7 +16,8 @@ export interface AppDeps {
   dedupeRedis: Redis;
   clickhouse: ClickHouseClient;
   ingestQueue: ProducerQueue;
-  enrichers: Enrichers;
+  /** Shared by both ingestion paths, built once per process (lib/ingest/accept/services.ts). */
+  ingest: AcceptServices;
   logger: Logger;
   metrics: Metrics;
 }

@@ -8,7 +8,8 @@ import { createLogger } from '../lib/log';
 import { createMetrics } from '../lib/metrics';
 import { startHeartbeat } from '../lib/process/heartbeat';
 import { runRole } from '../lib/process/shutdown';
-import { openEnrichers } from '../lib/ingest/enrichers';
+import { openEnrichers } from '../lib/ingest/accept/enrichers';
+import { acceptServices } from '../lib/ingest/accept/services';
 import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
 import { warnUnlessMemoryBounded } from '../lib/queue/memoryHeadroom';
 import { checkQueueDurability, createRedis, requireRedisVersion, warnUnlessNoEviction } from '../lib/redis';
@@ -61,7 +62,7 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
     dedupeRedis,
     clickhouse,
     ingestQueue,
-    enrichers,
+    ingest: acceptServices({ pool, redis, redisPrefix: config.REDIS_PREFIX, logger, enrichers }),
     logger,
     metrics: createMetrics('web'),
   });

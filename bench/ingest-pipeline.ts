@@ -9,10 +9,10 @@
 // Prints CPU µs per event for each round and the median, plus the size of the serialised job.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { openEnrichers } from '../lib/ingest/enrichers';
-import { ingestServerBatch } from '../lib/ingest/pipeline';
-import type { QueuedIngest } from '../lib/ingest/rows';
-import { ingestBatchSchema } from '../lib/ingest/schemas';
+import { openEnrichers } from '../lib/ingest/accept/enrichers';
+import { ingestServerBatch } from '../lib/ingest/accept/pipeline';
+import type { QueuedIngest } from '../lib/ingest/job/rows';
+import { ingestBatchSchema } from '../lib/ingest/accept/serverSchemas';
 import { buildTemplates, renderBody } from './ingest-load';
 import { standInDeps, standInPrincipal } from './pipeline-standins';
 

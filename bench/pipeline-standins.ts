@@ -5,11 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { ApiKeyPrincipal } from '../lib/accounts/apiKeys';
-import type { IdempotencyKeys } from '../lib/ingest/dedupe';
-import type { ActiveGoalsCache } from '../lib/ingest/goalsCache';
-import type { IngestDeps } from '../lib/ingest/pipeline';
-import type { QueuedIngest } from '../lib/ingest/rows';
-import type { DailySalts } from '../lib/ingest/salt';
+import type { IdempotencyKeys } from '../lib/ingest/accept/dedupe';
+import type { ActiveGoalsCache } from '../lib/ingest/accept/goalsCache';
+import type { IngestDeps } from '../lib/ingest/accept/pipeline';
+import type { QueuedIngest } from '../lib/ingest/job/rows';
+import type { DailySalts } from '../lib/ingest/accept/salt';
 import { createLogger } from '../lib/log';
 
 export interface StandInWebsite {
@@ -25,8 +25,8 @@ export function standInDeps(
   enqueue: (jobId: string, job: QueuedIngest) => Promise<void>,
 ): IngestDeps {
   return {
-    // The website lookup is the only query on this path.
-    pool: { query: async () => ({ rows: [website] }) } as unknown as Pool,
+    // The website lookup is the only query on this path; the row is read with its time zone.
+    pool: { query: async () => ({ rows: [{ timezone: 'UTC', ...website }] }) } as unknown as Pool,
     salts: { forTime: async () => 'f'.repeat(64) } as unknown as DailySalts,
     goals: { get: async () => new Set<string>() } as unknown as ActiveGoalsCache,
     idempotency: {

@@ -9,7 +9,7 @@
 //    prints the median CPU µs per row and wall ms per insert of each.
 // 2. Merges: --merge-inserts RowBinary inserts of 50,000 rows, one a second, with merges running, then waits
 //    until no merge has run for 8 s; prints CPU µs per row during the load and until settled.
-// Rows come from the API's own pipeline (lib/ingest/pipeline.ts with in-memory stand-ins) fed with the load
+// Rows come from the API's own pipeline (lib/ingest/accept/pipeline.ts with in-memory stand-ins) fed with the load
 // generator's batches, so they are the rows the service writes; their JSON lines are written by the engine.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -18,10 +18,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Session } from 'chdb';
 import { readMigrations, renderClickHouseSql, splitStatements } from '../lib/db/migrate';
-import { openEnrichers } from '../lib/ingest/enrichers';
-import { ingestServerBatch } from '../lib/ingest/pipeline';
-import { EVENT_ROW_TYPES, eventRowSpans, ROW_BINARY_COLUMNS } from '../lib/ingest/rowBinary';
-import { ingestBatchSchema } from '../lib/ingest/schemas';
+import { openEnrichers } from '../lib/ingest/accept/enrichers';
+import { ingestServerBatch } from '../lib/ingest/accept/pipeline';
+import { EVENT_ROW_TYPES, eventRowSpans, ROW_BINARY_COLUMNS } from '../lib/ingest/job/rowBinary';
+import { ingestBatchSchema } from '../lib/ingest/accept/serverSchemas';
 import { buildTemplates, renderBody } from './ingest-load';
 import { standInDeps, standInPrincipal } from './pipeline-standins';
 

@@ -1,5 +1,5 @@
 // Error groups (spec "Error group"): one PostgreSQL row per (website, fingerprint), counted by the ingest
-// writer (lib/ingest/browserWriter.ts) and triaged by people (status unresolved | resolved | ignored).
+// writer (lib/ingest/store/browserWriter.ts) and triaged by people (status unresolved | resolved | ignored).
 import type { Pool } from 'pg';
 import type { ErrorGroup, ErrorGroupsData, ErrorGroupStatus } from './external/schemas';
 import { checkInt } from './checks';

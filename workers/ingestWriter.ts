@@ -5,7 +5,7 @@
 import { UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
-import { ingestJobSchema, type IngestJob } from '../lib/ingest/rows';
+import { ingestJobSchema, type IngestJob } from '../lib/ingest/job/rows';
 import { isBadRowError, storeFlush } from '../lib/ingest/store/flush';
 import { ingestPayloadKey } from '../lib/queue/ingest';
 import type { Logger } from '../lib/log';

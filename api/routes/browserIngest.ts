@@ -2,15 +2,12 @@
 // (sendBeacon) bodies, CORS for any origin, and the tracker's small cacheable config endpoint.
 import express, { Router, type Request, type Response } from 'express';
 import { Counter } from 'prom-client';
-import { admitBrowserClient, ingestBrowserEvent, type BrowserDeps } from '../../lib/ingest/browser';
-import { browserEventSchema, MAX_BROWSER_BODY_BYTES, type BrowserEvent } from '../../lib/ingest/browserSchemas';
-import { cleanJson } from '../../lib/ingest/sanitize';
-import { normalizeIp } from '../../lib/ingest/enrich';
-import { DailySalts } from '../../lib/ingest/salt';
-import type { SiteConfigCache } from '../../lib/ingest/siteCache';
+import { admitBrowserClient, ingestBrowserEvent, type BrowserDeps } from '../../lib/ingest/accept/browser';
+import { browserEventSchema, MAX_BROWSER_BODY_BYTES, type BrowserEvent } from '../../lib/ingest/accept/browserSchemas';
+import { cleanJson } from '../../lib/ingest/job/sanitize';
+import { normalizeIp } from '../../lib/ingest/accept/enrich';
 import { notFound, badRequest } from '../../lib/errors';
 import type { IngestEnqueue } from '../../lib/queue/ingest';
-import { presenceSink } from '../../lib/realtime/presence';
 import type { AppDeps } from '../deps';
 import { openCors } from '../middleware/cors';
 import { sendData } from '../middleware/envelope';
@@ -18,7 +15,8 @@ import { parse } from '../middleware/validate';
 
 export const BROWSER_PATHS = ['/api/events/:code', '/api/track/:code', '/e/:code'];
 
-export function browserIngestRoutes(deps: AppDeps, sites: SiteConfigCache, enqueue: IngestEnqueue): Router {
+export function browserIngestRoutes(deps: AppDeps, enqueue: IngestEnqueue): Router {
+  const { sites } = deps.ingest;
   const outcomes =
     (deps.metrics.registry.getSingleMetric('tidemark_browser_events_total') as Counter<'outcome'> | undefined) ??
     new Counter({
@@ -29,12 +27,12 @@ export function browserIngestRoutes(deps: AppDeps, sites: SiteConfigCache, enque
     });
   const browser: BrowserDeps = {
     sites,
-    salts: new DailySalts(deps.redis, deps.config.REDIS_PREFIX),
+    salts: deps.ingest.salts,
     redis: deps.redis,
     redisPrefix: deps.config.REDIS_PREFIX,
-    enrichers: deps.enrichers,
+    enrichers: deps.ingest.enrichers,
     enqueue,
-    presence: presenceSink(deps.redis, deps.config.REDIS_PREFIX, deps.logger),
+    presence: deps.ingest.presence,
   };
   const router = Router();
   const cors = openCors();

@@ -4,7 +4,7 @@ import { Router } from 'express';
 import { addIpExclusion, addPathExclusion, deleteExclusion, listExclusions } from '../../lib/accounts/exclusions';
 import { ipExclusionBody, pathExclusionBody, trackingSettingsBody } from '../../lib/accounts/schemas';
 import { requireWebsiteRole, updateTrackingSettings, websiteDetail } from '../../lib/accounts/websites';
-import type { SiteConfigCache } from '../../lib/ingest/siteCache';
+import type { SiteConfigCache } from '../../lib/ingest/accept/siteCache';
 import type { AppDeps } from '../deps';
 import { userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';

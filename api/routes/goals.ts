@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { createGoal, deleteGoal, goalView, listGoals, updateGoal } from '../../lib/accounts/goals';
 import { createGoalBody, updateGoalBody } from '../../lib/accounts/schemas';
 import { requireWebsiteRole } from '../../lib/accounts/websites';
-import { bumpGoalsVersion } from '../../lib/ingest/goalsCache';
+import { bumpGoalsVersion } from '../../lib/ingest/accept/goalsCache';
 import type { AppDeps } from '../deps';
 import { userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';

@@ -1,13 +1,11 @@
 // POST /api/v1/events: server-side ingestion, in DESIGN §3's request order. Authentication, plan, limits
-// and the body come first (here); the rest of the pipeline is lib/ingest/pipeline.ts.
+// and the body come first (here); the rest of the pipeline is lib/ingest/accept/pipeline.ts.
 import express, { Router } from 'express';
-import { ActiveGoalsCache } from '../../lib/ingest/goalsCache';
-import { IdempotencyKeys } from '../../lib/ingest/dedupe';
-import { ingestServerBatch, type IngestDeps } from '../../lib/ingest/pipeline';
-import { DailySalts } from '../../lib/ingest/salt';
-import { ingestBatchSchema, MAX_BODY_BYTES } from '../../lib/ingest/schemas';
+import { ActiveGoalsCache } from '../../lib/ingest/accept/goalsCache';
+import { IdempotencyKeys } from '../../lib/ingest/accept/dedupe';
+import { ingestServerBatch, type IngestDeps } from '../../lib/ingest/accept/pipeline';
+import { ingestBatchSchema, MAX_BODY_BYTES } from '../../lib/ingest/accept/serverSchemas';
 import type { IngestEnqueue } from '../../lib/queue/ingest';
-import { presenceSink } from '../../lib/realtime/presence';
 import type { AppDeps } from '../deps';
 import { apiKey, requireApiKey } from '../middleware/auth';
 import { monthlyQuota, perMinuteLimit } from '../middleware/rateLimits';
@@ -17,16 +15,16 @@ export function ingestRoutes(deps: AppDeps, enqueue: IngestEnqueue): Router {
   const { config } = deps;
   const pipeline: IngestDeps = {
     pool: deps.pool,
-    salts: new DailySalts(deps.redis, config.REDIS_PREFIX),
+    salts: deps.ingest.salts,
     goals: new ActiveGoalsCache(deps.pool, deps.redis, config.REDIS_PREFIX),
     idempotency: new IdempotencyKeys(deps.dedupeRedis, config.REDIS_PREFIX),
     enqueue,
     ensureQueueRoom: enqueue.ensureRoom,
     voidUnlessQueued: enqueue.voidUnlessQueued,
     queued: enqueue.queued,
-    enrichers: deps.enrichers,
+    enrichers: deps.ingest.enrichers,
     logger: deps.logger,
-    presence: presenceSink(deps.redis, config.REDIS_PREFIX, deps.logger),
+    presence: deps.ingest.presence,
   };
   const router = Router();
   router.post(

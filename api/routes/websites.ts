@@ -19,7 +19,7 @@ import type { AppDeps } from '../deps';
 import { requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
 import { parseBody, parseQuery, pathUuid } from '../middleware/validate';
-import type { SiteConfigCache } from '../../lib/ingest/siteCache';
+import type { SiteConfigCache } from '../../lib/ingest/accept/siteCache';
 import { errorGroupRoutes } from './errorGroups';
 import { exclusionRoutes } from './exclusions';
 import { goalRoutes } from './goals';

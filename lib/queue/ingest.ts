@@ -1,5 +1,5 @@
 // Enqueueing accepted ingest batches: one BullMQ job per request, id = the request's claim token.
-import type { QueuedIngest } from '../ingest/rows';
+import type { QueuedIngest } from '../ingest/job/rows';
 import type { Logger } from '../log';
 import type { Redis } from '../redis';
 import { QUEUED_MARK_TTL_SECONDS, queuedMarkKey, queuedMarks, voidMarkKey, voidUnlessQueued } from './ingestMarks';
@@ -19,7 +19,7 @@ export const INGEST_JOB_OPTIONS = {
 } as const;
 
 /**
- * Where a job's payload (its event rows, lib/ingest/rowBinary.ts) is kept: beside the job's own keys, so that under a hash-tagged
+ * Where a job's payload (its event rows, lib/ingest/job/rowBinary.ts) is kept: beside the job's own keys, so that under a hash-tagged
  * prefix on Redis Cluster both share a slot. The worker deletes it once the job is completed; the
  * `sweep-ingest-payloads` job deletes any left behind by a worker that died in between.
  */

@@ -1,5 +1,5 @@
 // Marks beside an ingest job, in the queue's Redis, that make "was this request's job queued?" a question
-// with one answer (lib/ingest/dedupe.ts relies on it):
+// with one answer (lib/ingest/accept/dedupe.ts relies on it):
 // - queued:<token> is written in the same MULTI as the job, unless void:<token> already exists;
 // - void:<token> is written only while queued:<token> does not exist (one script), and the worker drops the
 //   events of a job whose void mark exists.

@@ -14,7 +14,8 @@ import { createPool, ensureDatabase, quoteIdent } from '../../lib/db/pool';
 import { migrate } from '../../lib/db/migrate';
 import { createLogger } from '../../lib/log';
 import { createMetrics } from '../../lib/metrics';
-import { openEnrichers } from '../../lib/ingest/enrichers';
+import { openEnrichers } from '../../lib/ingest/accept/enrichers';
+import { acceptServices } from '../../lib/ingest/accept/services';
 import { createProducerQueue, QUEUE_NAMES } from '../../lib/queue/queues';
 import { createRedis, waitReady } from '../../lib/redis';
 
@@ -96,7 +97,7 @@ export async function createTestContext(overrides: Record<string, string> = {}):
     dedupeRedis: redis,
     clickhouse,
     ingestQueue,
-    enrichers,
+    ingest: acceptServices({ pool, redis, redisPrefix: config.REDIS_PREFIX, logger, enrichers }),
     logger,
     metrics: createMetrics('test'),
   };

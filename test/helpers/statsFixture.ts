@@ -3,8 +3,17 @@
 // tests that use it.
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../../lib/clickhouse/client';
-import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { chTime, packEvents, type EventRow } from '../../lib/ingest/rows';
+import { dedupToken, insertEventRows } from '../../lib/ingest/store/chWriter';
+import { encodeEventRows } from '../../lib/ingest/job/rowBinary';
+import { chTime, type EventRow } from '../../lib/ingest/job/rows';
+
+/**
+ * Stores event rows as every row reaches the store: encoded by the job's encoder, written by the worker's
+ * ClickHouse writer, named by their event ids for the insert's dedup token.
+ */
+export async function storeRows(clickhouse: ClickHouseClient, rows: readonly EventRow[]): Promise<void> {
+  await insertEventRows(clickhouse, encodeEventRows(rows).bytes, dedupToken(rows.map((r) => r.event_id)));
+}
 
 /** A stored event row with everything empty but what `over` sets. */
 export function eventRow(websiteId: string, over: Partial<EventRow> & { ts: string }): EventRow {
@@ -33,7 +42,7 @@ export async function insertDstFixture(clickhouse: ClickHouseClient, websiteId: 
   const B = { visitor_id: 'B', country_code: 'US', browser: 'Firefox' };
   const C = { visitor_id: 'C', country_code: 'DE', browser: 'Chrome' };
   const row = (over: Partial<EventRow> & { ts: string }) => eventRow(websiteId, over);
-  const packed = packEvents([
+  await storeRows(clickhouse, [
     row({ ...A, session_id: 'A1', pathname: '/a', ts: '2026-03-28T22:30:00Z' }),
     row({ ...A, session_id: 'A1', pathname: '/b', ts: '2026-03-28T22:40:00Z' }),
     row({ ...B, session_id: 'B1', pathname: '/a', ts: '2026-03-29T00:30:00Z' }),
@@ -42,5 +51,4 @@ export async function insertDstFixture(clickhouse: ClickHouseClient, websiteId: 
     row({ ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T21:50:00Z' }),
     row({ ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T22:20:00Z' }),
   ]);
-  await insertEventRows(clickhouse, packed.eventsText, dedupToken(packed.eventIds));
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
 import { createWebsite, registerUser, type TestUser } from '../helpers/accounts';
-import { ABUSE_LIMIT_PER_MINUTE } from '../../lib/ingest/browser';
+import { ABUSE_LIMIT_PER_MINUTE } from '../../lib/ingest/accept/browser';
 import { DEVICE_COOKIE, DEVICE_TTL_MS } from '../../lib/auth/devices';
 import { clientBucket } from '../../lib/auth/windows';
 import {

@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
 import { createWebsite, registerUser, type TestUser } from '../helpers/accounts';
-import { ABUSE_LIMIT_PER_MINUTE } from '../../lib/ingest/browser';
-import { MAX_IP_EXCLUSIONS, MAX_PATH_EXCLUSIONS, MAX_PATTERN_LENGTH } from '../../lib/ingest/exclusions';
+import { ABUSE_LIMIT_PER_MINUTE } from '../../lib/ingest/accept/browser';
+import { MAX_IP_EXCLUSIONS, MAX_PATH_EXCLUSIONS, MAX_PATTERN_LENGTH } from '../../lib/ingest/accept/exclusions';
 
 let ctx: TestContext;
 let call: ReturnType<typeof client>;

@@ -10,10 +10,10 @@ import {
   REPLAY_BYTES_PER_WEBSITE_DAY,
   replayQuotaKeys,
   type BrowserDeps,
-} from '../../lib/ingest/browser';
-import { browserEventSchema } from '../../lib/ingest/browserSchemas';
-import { DailySalts } from '../../lib/ingest/salt';
-import { SiteConfigCache } from '../../lib/ingest/siteCache';
+} from '../../lib/ingest/accept/browser';
+import { browserEventSchema } from '../../lib/ingest/accept/browserSchemas';
+import { DailySalts } from '../../lib/ingest/accept/salt';
+import { SiteConfigCache } from '../../lib/ingest/accept/siteCache';
 
 let ctx: TestContext;
 let owner: TestUser;
@@ -224,7 +224,7 @@ describe('client address', () => {
 describe('abuse limit', () => {
   it('answers 429 past the per-client limit for one website', async () => {
     const own = await createWebsite(ctx, owner, 'busy.example.com');
-    const { ABUSE_LIMIT_PER_MINUTE } = await import('../../lib/ingest/browser');
+    const { ABUSE_LIMIT_PER_MINUTE } = await import('../../lib/ingest/accept/browser');
     // Fill the window directly (as 600 requests would), then one more request goes over.
     const keys = await ctx.redis.keys(`${ctx.config.REDIS_PREFIX}:abuse:${own.id}:*`);
     expect(keys).toEqual([]);

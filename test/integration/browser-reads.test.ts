@@ -5,7 +5,7 @@ import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
 import { createWebsite, registerUser, type TestUser } from '../helpers/accounts';
 import { startTestWorker, waitForEvents } from '../helpers/ingest';
-import { errorFingerprint } from '../../lib/ingest/browser';
+import { errorFingerprint } from '../../lib/ingest/accept/browser';
 import { heatmapPages, replaySessions } from '../../lib/stats/browserReads';
 
 let ctx: TestContext;

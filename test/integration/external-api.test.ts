@@ -9,9 +9,7 @@ import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
 import { checkAgainstOpenApi } from '../helpers/openapiValidate';
 import { createApiKey, createWebsite, registerUser, type TestUser } from '../helpers/accounts';
-import { eventRow, insertDstFixture } from '../helpers/statsFixture';
-import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { packEvents } from '../../lib/ingest/rows';
+import { eventRow, insertDstFixture, storeRows } from '../helpers/statsFixture';
 
 let ctx: TestContext;
 let call: ReturnType<typeof client>;
@@ -194,8 +192,7 @@ describe('analytics on the hand-computed DST fixture (Europe/Berlin, now = 31 Ma
     const at = (minutesAgo: number) => new Date(Math.floor(Date.now() / 60_000) * 60_000 - minutesAgo * 60_000).toISOString();
     // five visits in the last minutes of today (UTC), newest first: v0 … v4
     const rows = [0, 1, 2, 3, 4].map((i) => eventRow(w, { visitor_id: `p${i}`, session_id: `v${i}`, pathname: `/${i}`, ts: at(i + 1) }));
-    const packed = packEvents(rows);
-    await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+    await storeRows(ctx.clickhouse, rows);
     const ids = async (q: string) => {
       const res = await get(`/analytics/${w}/visitors?range=7d&${q}`, listerKey);
       return { ids: res.body.data.visitors.map((v: { id: string }) => v.id), more: res.body.data.pagination.has_more };

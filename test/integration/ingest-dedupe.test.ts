@@ -2,7 +2,7 @@
 // holding "<token> <claim time>"; a live claim (under 24 h old) of another request is answered with its
 // holder, and is taken over only when that holder is named void.
 import { randomUUID } from 'node:crypto';
-import { DEDUPE_TTL_SECONDS, IdempotencyKeys, shardOf, type ClaimResult } from '../../lib/ingest/dedupe';
+import { DEDUPE_TTL_SECONDS, IdempotencyKeys, shardOf, type ClaimResult } from '../../lib/ingest/accept/dedupe';
 import { createRedis, waitReady, type Redis } from '../../lib/redis';
 import { REDIS_URL, uniqueName } from '../helpers/context';
 

@@ -1,7 +1,7 @@
 // Idempotency under faults: an event answered "deduped" is one that was durably queued, and a claim whose
 // request died, timed out or lost a race never blocks the retry. Nothing accepted is lost, nothing doubled.
 import { randomUUID } from 'node:crypto';
-import { IdempotencyKeys } from '../../lib/ingest/dedupe';
+import { IdempotencyKeys } from '../../lib/ingest/accept/dedupe';
 import type { ProducerQueue } from '../../lib/queue/queues';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';

@@ -7,7 +7,7 @@ import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
 import { createApiKey, createWebsite } from '../helpers/accounts';
 import { startPrivateRedis } from '../helpers/privateRedis';
-import { shardOf } from '../../lib/ingest/dedupe';
+import { shardOf } from '../../lib/ingest/accept/dedupe';
 import { countEvents, ingestFixture, pageview, startTestWorker, waitForEvents, type IngestFixture } from '../helpers/ingest';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -2,7 +2,7 @@ import { main } from '../../cli/main';
 import { captureIo as io } from '../helpers/cli';
 import { createProducerQueue, QUEUE_NAMES } from '../../lib/queue/queues';
 import { INGEST_JOB_NAME, ingestEnqueuer } from '../../lib/queue/ingest';
-import { packJob } from '../../lib/ingest/rowBinary';
+import { packJob } from '../../lib/ingest/job/rowBinary';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
 import { createApiKey, registerUser } from '../helpers/accounts';

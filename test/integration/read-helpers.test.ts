@@ -2,9 +2,8 @@
 // worker. Every expected value below was worked out by hand from the fixture table in beforeAll.
 import { createHash, randomUUID } from 'node:crypto';
 import { createGoal } from '../../lib/accounts/goals';
-import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { packEvents } from '../../lib/ingest/rows';
-import { chSeconds, chTime, type EventRow } from '../../lib/ingest/rows';
+import { storeRows } from '../helpers/statsFixture';
+import { chSeconds, chTime, type EventRow } from '../../lib/ingest/job/rows';
 import { apiKeyActivity } from '../../lib/stats/apiKeyActivity';
 import {
   customEvents,
@@ -127,11 +126,10 @@ beforeAll(async () => {
   expect((await fx.post(range(27, 28), { key: key2.key })).body.acceptedCount).toBe(2);
   expect((await fx.post(range(29, 32), { trackingCode: websiteB.tracking_code })).body.acceptedCount).toBe(4);
   // Old activity: key 1 three days ago, key 2 eight days ago (outside both windows).
-  const old = packEvents([
+  await storeRows(ctx.clickhouse, [
     oldRow({ api_key_id: key1Id, name: 'Old', ts: chTime(T - 3 * DAY), received_at: chTime(T - 3 * DAY) }),
     oldRow({ api_key_id: key2.id, type: 'pageview', url: `${SITE}/old`, pathname: '/old', session_id: 'old-session', ts: chTime(T - 8 * DAY), received_at: chTime(T - 8 * DAY) }),
   ]);
-  await insertEventRows(ctx.clickhouse, old.eventsText, dedupToken(old.eventIds));
   expect(await waitForEvents(ctx, 26 + 2 + 4 + 2)).toBe(34);
 }, 60_000);
 

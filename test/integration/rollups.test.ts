@@ -5,8 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { main } from '../../cli/main';
 import { selectRows } from '../../lib/clickhouse/client';
 import { rollupDaily } from '../../jobs/rollupDaily';
-import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { packEvents, type EventRow } from '../../lib/ingest/rows';
+import type { EventRow } from '../../lib/ingest/job/rows';
 import { createLogger } from '../../lib/log';
 import { analyticsOverview, topPages } from '../../lib/external/analytics';
 import { runEventBreakdowns, runStats, type Dimension, type ModelMetric, type StatsRow } from '../../lib/stats/query';
@@ -18,7 +17,7 @@ import {
 import { addDays, formatDate, parseDate, startOfDay, today } from '../../lib/stats/time';
 import { createWebsite, registerUser } from '../helpers/accounts';
 import { createTestContext, type TestContext } from '../helpers/context';
-import { eventRow } from '../helpers/statsFixture';
+import { eventRow, storeRows } from '../helpers/statsFixture';
 
 // Each comparison asks a few hundred questions twice; on a busy 2-core machine one test can take a minute.
 jest.setTimeout(120_000);
@@ -167,8 +166,7 @@ async function answers(questions: Questions = ALL_QUESTIONS()): Promise<Record<s
 beforeAll(async () => {
   ctx = await createTestContext();
   site = randomUUID();
-  const packed = packEvents(generate(site));
-  await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+  await storeRows(ctx.clickhouse, generate(site));
   await arrivedInTime(site);
 });
 afterAll(() => ctx.close());
@@ -279,11 +277,10 @@ describe('daily rollups', () => {
     const user = await registerUser(ctx, 'pro', 'rollups');
     const w = await createWebsite(ctx, user, 'rollups.example.com');
     await ctx.pool.query('UPDATE websites SET timezone = $2 WHERE id = $1', [w.id, 'America/New_York']);
-    const packed = packEvents([
+    await storeRows(ctx.clickhouse, [
       eventRow(w.id, { visitor_id: 'x', session_id: 'x1', ts: '2026-04-01T15:00:00Z' }),
       eventRow(w.id, { visitor_id: 'y', session_id: 'y1', ts: '2026-04-03T15:00:00Z' }),
     ]);
-    await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
     await arrivedInTime(w.id);
     const logger = createLogger('silent', 'test');
     // New York's 6 April ends at 04:00Z on the 7th; it closes 26 h later.
@@ -363,8 +360,7 @@ describe('daily rollups', () => {
     expect(await topPages(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', 20, Date.parse('2026-04-10T10:00:00Z'))).toEqual(pagesBefore);
     // 7 April is rolled up provisionally: a pageview landing there late leaves a late mark, and shows as soon
     // as readers look at the marks again (they remember them for a few seconds).
-    const late = packEvents([eventRow(site, { visitor_id: 'late', session_id: 'late-1', pathname: '/late', ts: '2026-04-07T12:00:00Z' })]);
-    await insertEventRows(ctx.clickhouse, late.eventsText, dedupToken(late.eventIds));
+    await storeRows(ctx.clickhouse, [eventRow(site, { visitor_id: 'late', session_id: 'late-1', pathname: '/late', ts: '2026-04-07T12:00:00Z' })]);
     advanceClock(MARKS_MEMORY_MS);
     const withLate = await analyticsOverview(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', Date.parse('2026-04-10T10:00:00Z'));
     expect(withLate.summary.total_page_views).toBe(before.summary.total_page_views + 1);
@@ -392,8 +388,7 @@ describe('provisional rollups', () => {
   };
   const insertBoth = async (rows: (websiteId: string) => EventRow[]) => {
     for (const websiteId of [rolled, mirror]) {
-      const packed = packEvents(rows(websiteId));
-      await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+      await storeRows(ctx.clickhouse, rows(websiteId));
     }
   };
   const endOf = (day: string) => startOfDay(addDays(parseDate(day)!, 1), TZ);

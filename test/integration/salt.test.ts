@@ -1,4 +1,4 @@
-import { DailySalts } from '../../lib/ingest/salt';
+import { DailySalts } from '../../lib/ingest/accept/salt';
 import { createRedis } from '../../lib/redis';
 import { uniqueName, REDIS_URL } from '../helpers/context';
 

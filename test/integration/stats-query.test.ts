@@ -5,9 +5,7 @@ import { resolvePeriod, type ResolvedPeriod } from '../../lib/stats/period';
 import { runStats, type StatsQuery } from '../../lib/stats/query';
 import { parseDate } from '../../lib/stats/time';
 import { createTestContext, type TestContext } from '../helpers/context';
-import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { packEvents } from '../../lib/ingest/rows';
-import { eventRow, insertDstFixture } from '../helpers/statsFixture';
+import { eventRow, insertDstFixture, storeRows } from '../helpers/statsFixture';
 
 const TZ = 'Europe/Berlin';
 const SITE = randomUUID();
@@ -82,8 +80,7 @@ it('places a visit written in two inserts across midnight on the day it began, w
   const site = randomUUID();
   const v = { visitor_id: 'N', session_id: 'N1' };
   for (const ts of ['2026-03-30T21:50:00Z', '2026-03-30T22:10:00Z']) {
-    const packed = packEvents([eventRow(site, { ...v, ts })]);
-    await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+    await storeRows(ctx.clickhouse, [eventRow(site, { ...v, ts })]);
   }
   const on = (date: string) => resolvePeriod('day', parseDate(date)!, TZ) as ResolvedPeriod;
   const ask = (date: string) => runStats(ctx.clickhouse, query({ websiteId: site, start: on(date).start, end: on(date).end, metrics: ['visits', 'pageviews', 'visit_duration', 'bounce_rate'] }));
@@ -115,8 +112,7 @@ it('reads a range of whole UTC days by the day alone: the first and last millise
     ['/last', 'l', '2026-03-26T23:59:59.999Z'],
     ['/after', 'a', '2026-03-27T00:00:00.000Z'],
   ].map(([pathname, v, ts]) => eventRow(site, { pathname, visitor_id: v, session_id: v, country_code: 'DE', ts }));
-  const packed = packEvents(rows);
-  await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+  await storeRows(ctx.clickhouse, rows);
   const days = { start: Date.parse('2026-03-24T00:00:00Z'), end: Date.parse('2026-03-27T00:00:00Z') };
   const ask = (over: Partial<StatsQuery>) =>
     runStats(ctx.clickhouse, query({ websiteId: site, timeZone: 'UTC', ...days, metrics: ['visitors', 'pageviews'], ...over }));
@@ -148,7 +144,7 @@ describe('a visit’s source and utm values, and its events', () => {
   beforeAll(async () => {
     const X = { visitor_id: 'X', session_id: 'G1' };
     const Y = { visitor_id: 'Y', session_id: 'D1' };
-    const packed = packEvents([
+    await storeRows(ctx.clickhouse, [
       eventRow(site, { ...X, ...google, pathname: '/home', ts: at(0) }),
       eventRow(site, { ...X, pathname: '/p', referrer_domain: 'shop.example.com', ts: at(1) }),
       eventRow(site, { ...X, type: 'event', name: 'Signup', pathname: '', source_name: '', ts: at(2) }),
@@ -158,7 +154,6 @@ describe('a visit’s source and utm values, and its events', () => {
       eventRow(site, { visitor_id: 'Z', session_id: '', source_name: 'Bing', pathname: '/home', ts: at(20) }),
       eventRow(site, { visitor_id: 'W', session_id: 'E1', type: 'event', name: 'Signup', pathname: '', source_name: 'Twitter', ts: at(30) }),
     ]);
-    await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
   });
 
   it('counts every event of a visit under the visit’s source, an event without a session under its own', async () => {

@@ -1,14 +1,12 @@
 // Website time zones (issue 19 item 6): only zones both the runtime and ClickHouse know are accepted, stored in
 // ClickHouse's spelling; a zone already stored that ClickHouse does not know reads as UTC instead of failing.
 import { rollupDaily } from '../../jobs/rollupDaily';
-import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
-import { packEvents } from '../../lib/ingest/rows';
 import { adoptServerTimeZones, BUNDLED_CLICKHOUSE_ZONES, canonicalTimeZone } from '../../lib/stats/timeZones';
 import { createLogger } from '../../lib/log';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { client } from '../helpers/http';
 import { createApiKey, registerUser, type TestUser } from '../helpers/accounts';
-import { eventRow, insertDstFixture } from '../helpers/statsFixture';
+import { eventRow, insertDstFixture, storeRows } from '../helpers/statsFixture';
 
 let ctx: TestContext;
 let call: ReturnType<typeof client>;
@@ -39,8 +37,7 @@ async function siteWithData(): Promise<string> {
   const recent = [1, 2, 3].map((h) =>
     eventRow(id, { session_id: `recent-${h}`, visitor_id: `v${h}`, pathname: '/now', ts: new Date(now - h * 3600_000).toISOString() }),
   );
-  const packed = packEvents(recent);
-  await insertEventRows(ctx.clickhouse, packed.eventsText, dedupToken(packed.eventIds));
+  await storeRows(ctx.clickhouse, recent);
   return id;
 }
 

@@ -9,7 +9,7 @@ import {
   MAX_PATTERN_LENGTH,
   MAX_PATH_EXCLUSIONS,
   MAX_PATTERN_STARS,
-} from '../../lib/ingest/exclusions';
+} from '../../lib/ingest/accept/exclusions';
 
 /** The reference: `*` → any run of characters, the rest literal, anchored (backtracking is fine this small). */
 function reference(pattern: string, path: string): boolean {

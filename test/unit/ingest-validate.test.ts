@@ -1,9 +1,9 @@
-import { validateServerEvent } from '../../lib/ingest/validate';
-import { sourceName, DIRECT } from '../../lib/ingest/source';
-import { hashIp, primaryLanguage } from '../../lib/ingest/enrich';
-import { dedupToken } from '../../lib/ingest/chWriter';
-import { mergeIdentities } from '../../lib/ingest/pgWriter';
-import type { IdentityRecord } from '../../lib/ingest/rows';
+import { validateServerEvent } from '../../lib/ingest/accept/validate';
+import { sourceName, DIRECT } from '../../lib/ingest/accept/source';
+import { hashIp, primaryLanguage } from '../../lib/ingest/accept/enrich';
+import { dedupToken } from '../../lib/ingest/store/chWriter';
+import { mergeIdentities } from '../../lib/ingest/store/pgWriter';
+import type { IdentityRecord } from '../../lib/ingest/job/rows';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const DAY = 24 * 3600_000;
@@ -154,34 +154,20 @@ describe('enrichment helpers', () => {
 
 describe('chTime', () => {
   it('formats like Date#toISOString for any instant, fractions and repeats of one second included', () => {
-    const { chTime } = require('../../lib/ingest/rows') as typeof import('../../lib/ingest/rows');
+    const { chTime } = require('../../lib/ingest/job/rows') as typeof import('../../lib/ingest/job/rows');
     const samples = [0, 5, 70, 999, 1000, -1500, 1795333073007, 1795333073999.7, 1795333073573, 1795333073573];
     for (let i = 0; i < 2000; i++) samples.push(Math.random() * 4e12 - 1e12);
     for (const ms of samples) expect(chTime(ms)).toBe(new Date(Math.floor(ms)).toISOString().replace('T', ' ').replace('Z', ''));
   });
 });
 
-describe('the ingest job and its RowBinary payload; fixture rows as JSONCompactEachRow lines', () => {
-  const { EVENT_COLUMNS, JOB_HEAD_COLUMNS, ingestJobSchema, packEvents, rowValues } = require('../../lib/ingest/rows') as typeof import('../../lib/ingest/rows');
-  const { EVENT_ROW_TYPES, ROW_BINARY_COLUMNS, decodeEventRows, eventRowSpans, keepRows, packJob } = require('../../lib/ingest/rowBinary') as typeof import('../../lib/ingest/rowBinary');
+describe('the ingest job and its RowBinary payload', () => {
+  const { EVENT_COLUMNS, JOB_HEAD_COLUMNS, ingestJobSchema } = require('../../lib/ingest/job/rows') as typeof import('../../lib/ingest/job/rows');
+  const { EVENT_ROW_TYPES, ROW_BINARY_COLUMNS, decodeEventRows, eventRowSpans, keepRows, packJob } = require('../../lib/ingest/job/rowBinary') as typeof import('../../lib/ingest/job/rowBinary');
   // Every column a distinct value, so a column out of place cannot go unnoticed.
   const row = () =>
-    Object.fromEntries(EVENT_COLUMNS.map((c, i) => [c, c === 'screen_width' || c === 'screen_height' || c === 'engagement_ms' || c === 'scroll_depth' || c === 'revenue' ? i : `v${i}`])) as unknown as import('../../lib/ingest/rows').EventRow;
-  // The line as first written: every string made well formed, then the values in column order.
-  const reference = (r: Record<string, unknown>) => JSON.stringify(EVENT_COLUMNS.map((c) => (typeof r[c] === 'string' ? (r[c] as string).toWellFormed() : r[c])));
-
-  it('lists the values in EVENT_COLUMNS order', () => {
-    const r = row();
-    expect(rowValues(r)).toEqual(EVENT_COLUMNS.map((c) => r[c]));
-    expect(packEvents([r]).eventsText).toBe(reference(r));
-  });
-
+    Object.fromEntries(EVENT_COLUMNS.map((c, i) => [c, c === 'screen_width' || c === 'screen_height' || c === 'engagement_ms' || c === 'scroll_depth' || c === 'revenue' ? i : `v${i}`])) as unknown as import('../../lib/ingest/job/rows').EventRow;
   const side = { identities: [], payments: [], interactions: [], errors: [], replays: [] };
-
-  it('fixture lines are whole rows, one per line, named by their event ids', () => {
-    const rows = [row(), { ...row(), event_id: 'second', url: 'other', ts: 'v0' }, { ...row(), props: '{"a":"\n["}', ts: 'v9' }];
-    expect(packEvents(rows)).toEqual({ eventsText: rows.map(reference).join('\n'), eventIds: rows.map((r) => r.event_id) });
-  });
 
   // An independent reader of RowBinary as ClickHouse defines it: LEB128 length + UTF-8 bytes for a String,
   // little-endian for the integers.
@@ -246,8 +232,8 @@ describe('the ingest job and its RowBinary payload; fixture rows as JSONCompactE
 
   it('a job keeps only the rows it is told to, with their side records', () => {
     const rows = ['e1', 'e2', 'e3'].map((id, i) => ({ ...row(), event_id: id, url: `u${i}` }));
-    const record = (eventId: string) => ({ event_id: eventId }) as unknown as import('../../lib/ingest/rows').PaymentRecord;
-    const identity = (eventId: string) => ({ event_id: eventId }) as unknown as import('../../lib/ingest/rows').IdentityRecord;
+    const record = (eventId: string) => ({ event_id: eventId }) as unknown as import('../../lib/ingest/job/rows').PaymentRecord;
+    const identity = (eventId: string) => ({ event_id: eventId }) as unknown as import('../../lib/ingest/job/rows').IdentityRecord;
     const job = packJob(uuid, rows, { ...side, identities: [identity('e2')], payments: [record('e1'), record('e3')] });
     const kept = keepRows(job, [true, false, true]);
     expect(readRowBinary(kept.payload)).toEqual([expected(rows[0]), expected(rows[2])]);
@@ -264,12 +250,9 @@ describe('the ingest job and its RowBinary payload; fixture rows as JSONCompactE
     for (const v of [2, 3, 5]) expect(ingestJobSchema.safeParse({ ...inline, v }).success).toBe(false);
   });
 
-  it('writes lone surrogates as U+FFFD and leaves every other string as JSON has it', () => {
+  it('writes lone surrogates as U+FFFD and leaves every other string as it is', () => {
     const samples = ['lone \ud800 high', '\udc00 low', 'pair 😀 ok', 'quote " and \\ backslash', 'literal \\u0041', 'nul \u0000 bell \u0007', 'tab\tnew\nline', 'ümlaut €'];
     const rows = samples.map((text) => ({ ...row(), url: text, props: JSON.stringify({ note: text }) }));
-    const { eventsText } = packEvents(rows);
-    expect(eventsText.split('\n')).toEqual(rows.map(reference));
-    expect(JSON.parse(eventsText.split('\n')[0])[EVENT_COLUMNS.indexOf('url')]).toBe('lone \ufffd high');
     // RowBinary: the same well-formed texts, whatever their length (a length of 128+ bytes takes two bytes).
     const long = ['a'.repeat(127), 'b'.repeat(128), 'é'.repeat(42), 'é'.repeat(43), '€'.repeat(50), `${'x'.repeat(200)}\ud800`, '😀'.repeat(21)];
     // Mixed: a long text written on its own, then non-ASCII later in the same row (the row is rewritten).
@@ -284,7 +267,7 @@ describe('the ingest job and its RowBinary payload; fixture rows as JSONCompactE
 
 describe('path patterns', () => {
   it('match * across segments, literally otherwise, and in linear time on hostile input', () => {
-    const { globMatch } = require('../../lib/ingest/exclusions') as typeof import('../../lib/ingest/exclusions');
+    const { globMatch } = require('../../lib/ingest/accept/exclusions') as typeof import('../../lib/ingest/accept/exclusions');
     expect(globMatch('/admin/*', '/admin/users/7')).toBe(true);
     expect(globMatch('/admin/*', '/administrator')).toBe(false);
     expect(globMatch('*/print', '/docs/a/print')).toBe(true);

@@ -1,5 +1,5 @@
-// Storing a flush of ingest jobs, the worker side of the job contract (lib/ingest/rows.ts ingestJobSchema,
-// lib/ingest/rowBinary.ts): which rows of each job may be written (void jobs none, retried jobs those not
+// Storing a flush of ingest jobs, the worker side of the job contract (lib/ingest/job/rows.ts ingestJobSchema,
+// lib/ingest/job/rowBinary.ts): which rows of each job may be written (void jobs none, retried jobs those not
 // stored yet), PostgreSQL records and browser tables, then one ClickHouse insert of every job's rows. A store
 // that refuses a job's data makes the flush write job by job, so that one poison job fails alone. The
 // worker (workers/ingestWriter.ts) keeps buffering, timers and BullMQ, and settles each job by its outcome.
@@ -8,11 +8,11 @@ import type { ClickHouseClient } from '../../clickhouse/client';
 import { voidedJobs } from '../../queue/ingestMarks';
 import { ingestPayloadKey } from '../../queue/ingest';
 import type { Redis } from '../../redis';
-import { insertBrowserRows, upsertErrorGroups } from '../browserWriter';
-import { dedupToken, existingEventIds, insertEventRows, isBadDataError } from '../chWriter';
-import { writeIdentities, writePayments } from '../pgWriter';
-import { eventRowSpans, keptRows } from '../rowBinary';
-import type { IngestJob } from '../rows';
+import { insertBrowserRows, upsertErrorGroups } from './browserWriter';
+import { dedupToken, existingEventIds, insertEventRows, isBadDataError } from './chWriter';
+import { writeIdentities, writePayments } from './pgWriter';
+import { eventRowSpans, keptRows } from '../job/rowBinary';
+import type { IngestJob } from '../job/rows';
 
 export interface FlushDeps {
   clickhouse: ClickHouseClient;

@@ -2,7 +2,7 @@
 // Redis, kept 48 h past its day and then gone, so yesterday's hashes cannot be recomputed after that.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { redisKey } from '../redis';
+import { redisKey } from '../../redis';
 
 const KEEP_AFTER_DAY_MS = 48 * 3600 * 1000;
 

@@ -3,25 +3,22 @@
 // Exactly one outcome per event, in input order; a 200 means every accepted event is durably queued.
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import type { ApiKeyPrincipal } from '../accounts/apiKeys';
-import { getWebsiteByTrackingCode } from '../accounts/websites';
-import { forbidden, HttpError, notFound, orUnavailable, serviceUnavailable } from '../errors';
-import type { Logger } from '../log';
-import { PLANS } from '../plans';
-import type { PresenceHit, PresenceSink } from '../realtime/presence';
+import type { ApiKeyPrincipal } from '../../accounts/apiKeys';
+import { getWebsiteByTrackingCode } from '../../accounts/websites';
+import { forbidden, HttpError, notFound, orUnavailable, serviceUnavailable } from '../../errors';
+import type { Logger } from '../../log';
+import { PLANS } from '../../plans';
+import type { PresenceHit, PresenceSink } from '../../realtime/presence';
 import type { IdempotencyKeys } from './dedupe';
-import { buildEventRow, hashIp, identityRecord, normalizeIp, paymentRecord, primaryLanguage, requestMemo, type RequestContext } from './enrich';
+import type { Enrichers } from './enrichers';
+import { buildEventRow, hashIp, identityRecord, normalizeIp, paymentRecord, primaryLanguage, serverClient, type RequestContext } from './enrich';
 import type { ActiveGoalsCache } from './goalsCache';
-import { chSeconds, chTime, type EventRow, type IdentityRecord, type PaymentRecord, type QueuedIngest } from './rows';
-import { keepRows, packJob } from './rowBinary';
+import { pageMemo } from './page';
+import { chSeconds, chTime, type EventRow, type IdentityRecord, type PaymentRecord, type QueuedIngest } from '../job/rows';
+import { keepRows, packJob } from '../job/rowBinary';
 import type { DailySalts } from './salt';
-import type { IngestBatch, IngestError, IngestResult, RejectionReason } from './schemas';
+import type { IngestBatch, IngestError, IngestResult, RejectionReason } from './serverSchemas';
 import { validateServerEvent, type ValidEvent } from './validate';
-
-export interface Enrichers {
-  geo?: { lookup(ip: string): { country_code: string; region: string; city: string } | undefined };
-  ua?: (userAgent: string | undefined) => { device_type: string; browser: string; browser_version: string; os: string; os_version: string };
-}
 
 export interface IngestDeps {
   pool: Pool;
@@ -239,17 +236,21 @@ async function requestContext(
   const server = req.batch.serverContext ?? {};
   const ip = normalizeIp(server.clientIp);
   return {
-    websiteId: website.id,
-    websiteDomain: website.domain,
-    apiKeyId: req.principal.keyId,
-    receivedAtText: chTime(now),
-    expireAtText: chSeconds(now + PLANS[req.principal.plan].dataRetentionDays * 86_400_000),
-    // The raw address is used here, during the request, and never leaves this function except hashed.
-    ipHash: hashIp(await orUnavailable(deps.salts.forTime(now)), website.id, ip),
-    geo: ip ? deps.enrichers.geo?.lookup(ip) : undefined,
-    ua: server.userAgent ? deps.enrichers.ua?.(server.userAgent) : undefined,
-    language: primaryLanguage(server.acceptLanguage),
-    memo: requestMemo(),
+    head: {
+      website_id: website.id,
+      source: 'server',
+      received_at: chTime(now),
+      // The raw address is used here, during the request, and never leaves this function except hashed.
+      ip_hash: hashIp(await orUnavailable(deps.salts.forTime(now)), website.id, ip),
+      api_key_id: req.principal.keyId,
+      expire_at: chSeconds(now + PLANS[req.principal.plan].dataRetentionDays * 86_400_000),
+    },
+    site: { domain: website.domain, memo: pageMemo() },
+    client: serverClient(
+      server.userAgent ? deps.enrichers.ua?.(server.userAgent) : undefined,
+      ip ? deps.enrichers.geo?.lookup(ip) : undefined,
+      primaryLanguage(server.acceptLanguage),
+    ),
   };
 }
 

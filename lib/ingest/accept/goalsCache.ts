@@ -3,8 +3,8 @@
 // on every web process without a restart.
 import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
-import { activeGoalNames } from '../accounts/goals';
-import { redisKey } from '../redis';
+import { activeGoalNames } from '../../accounts/goals';
+import { redisKey } from '../../redis';
 
 export function goalsVersionKey(prefix: string, websiteId: string): string {
   return redisKey(prefix, 'goals-version', websiteId);

@@ -3,10 +3,10 @@
 // retried job collapses; error-group counters move only for occurrences PostgreSQL has not seen.
 import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
-import type { ClickHouseClient } from '../clickhouse/client';
-import { withTransaction } from '../db/pool';
-import type { ErrorRow, InteractionRow, ReplayRow } from './rows';
-import { cleanText } from './sanitize';
+import type { ClickHouseClient } from '../../clickhouse/client';
+import { withTransaction } from '../../db/pool';
+import type { ErrorRow, InteractionRow, ReplayRow } from '../job/rows';
+import { cleanText } from '../job/sanitize';
 
 function token(kind: string, ids: string[]): string {
   const hash = createHash('sha256');

@@ -3,11 +3,11 @@
 // this process clear the entry at once; other processes see them within TTL_MS. Exclusions are compiled here,
 // once per entry, not per event.
 import type { Pool } from 'pg';
-import { exclusionRules } from '../accounts/exclusions';
+import { exclusionRules } from '../../accounts/exclusions';
 import { compileIpRules, compilePathRules, type Matcher } from './exclusions';
-import { getTeam } from '../accounts/teams';
-import type { PlanName } from '../plans';
-import { getWebsiteByTrackingCode, type WebsiteRow } from '../accounts/websites';
+import { getTeam } from '../../accounts/teams';
+import type { PlanName } from '../../plans';
+import { getWebsiteByTrackingCode, type WebsiteRow } from '../../accounts/websites';
 
 export const SITE_CACHE_TTL_MS = 2_000;
 

@@ -6,20 +6,21 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { isbot } from 'isbot';
-import { forbidden, notFound, orUnavailable, rateLimited } from '../errors';
-import { PLANS, type PlanName } from '../plans';
-import type { PresenceSink } from '../realtime/presence';
-import { redisKey } from '../redis';
+import { forbidden, notFound, orUnavailable, rateLimited } from '../../errors';
+import { PLANS, type PlanName } from '../../plans';
+import type { PresenceSink } from '../../realtime/presence';
+import { redisKey } from '../../redis';
 import type { BrowserEvent, IgnoreReason } from './browserSchemas';
-import { clientBucket } from '../auth/windows';
+import { clientBucket } from '../../auth/windows';
 import { hashIp } from './enrich';
 import { hostAllowed } from './exclusions';
-import type { Enrichers } from './pipeline';
-import { chSeconds, chTime, type EventRow, type QueuedIngest } from './rows';
-import { packJob } from './rowBinary';
+import type { Enrichers, GeoFields, UaFields } from './enrichers';
+import { assembleEventRow, type ClientColumns } from './eventRow';
+import { chSeconds, chTime, type QueuedIngest } from '../job/rows';
+import { packJob } from '../job/rowBinary';
 import { utcDay, type DailySalts } from './salt';
 import type { SiteConfig, SiteConfigCache } from './siteCache';
-import { referrerDomain, sourceName } from './source';
+import { locatePage, pageColumns, type PageSite } from './page';
 
 /** Events per minute one address may send to one website before it is answered 429. */
 export const ABUSE_LIMIT_PER_MINUTE = 600;
@@ -92,70 +93,36 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest,
 
   const e = req.event;
   const ua = req.userAgentHeader || e.user_agent;
-  const page = parseUrl(e.url);
-  const ignored = ignoreReason(site, req, ua, page.pathname, page.hostname);
+  const pageSite: PageSite = { domain: website.domain };
+  const loc = locatePage(pageSite, e.url);
+  const ignored = ignoreReason(site, req, ua, loc.pathname, loc.hostname);
   if (ignored) return { kind: 'ignored', reason: ignored };
 
   const replay =
     e.event_type === 'replay' ? replayQuota(deps, website.id, e.session_id, Buffer.byteLength(e.data ?? '', 'utf8'), site.plan, req.now) : undefined;
   if (replay && !(await orUnavailable(replay.take()))) return { kind: 'ignored', reason: 'replay_quota_exceeded' };
 
-  const parsedUa = deps.enrichers.ua?.(ua);
-  const geo = req.ip ? deps.enrichers.geo?.lookup(req.ip) : undefined;
   // Cookieless visitors: a daily-salted hash of site, address and browser (new each day by design).
   const visitorId =
     e.visitor_id || createHash('sha256').update(salt).update(website.id).update(req.ip ?? '').update(ua).digest('hex').slice(0, 32);
   const expireAt = chSeconds(req.now + PLANS[site.plan].dataRetentionDays * 86_400_000);
   const ts = chTime(req.now);
   const eventId = randomUUID();
-  const refDomain = referrerDomain(e.referrer);
-  const utm = (k: string) => page.query.get(k)?.slice(0, 256) ?? '';
-  const device = parsedUa?.device_type || e.device_type;
-  const browser = parsedUa?.browser || e.browser;
-  const os = parsedUa?.os || e.os;
-
-  const row: EventRow = {
-    website_id: website.id,
-    event_id: eventId,
-    type: e.event_type === 'custom' ? 'event' : e.event_type,
-    name: e.event_type === 'custom' ? (e.event_name ?? '') : e.event_type === 'error' ? (e.error_type || 'Error') : '',
-    source: 'browser',
-    ts,
-    received_at: ts,
-    session_id: e.session_id,
-    visitor_id: visitorId,
-    url: e.url,
-    hostname: page.hostname,
-    pathname: page.pathname,
-    referrer: e.referrer ?? '',
-    referrer_domain: refDomain,
-    source_name: e.event_type === 'pageview' ? sourceName(utm('utm_source'), refDomain, page.hostname) : '',
-    utm_source: utm('utm_source'),
-    utm_medium: utm('utm_medium'),
-    utm_campaign: utm('utm_campaign'),
-    utm_content: utm('utm_content'),
-    utm_term: utm('utm_term'),
-    device_type: device,
-    browser,
-    browser_version: parsedUa?.browser ? parsedUa.browser_version : '',
-    os,
-    os_version: parsedUa?.os ? parsedUa.os_version : '',
-    country_code: geo?.country_code ?? '',
-    region: geo?.region ?? '',
-    city: geo?.city ?? '',
-    screen_width: Math.min(e.screen_width ?? 0, 65535),
-    screen_height: Math.min(e.screen_height ?? 0, 65535),
-    language: e.language ?? '',
-    ip_hash: ipHash,
-    engagement_ms: e.engagement_ms ?? 0,
-    scroll_depth: e.scroll_depth ?? 0,
-    revenue: 0,
-    currency: '',
-    props: JSON.stringify(e.props ?? {}),
-    idempotency_key: '',
-    api_key_id: '',
-    expire_at: expireAt,
-  };
+  const row = assembleEventRow(
+    { website_id: website.id, source: 'browser', received_at: ts, ip_hash: ipHash, api_key_id: '', expire_at: expireAt },
+    pageColumns(pageSite, e.url, e.referrer ?? '', e.event_type === 'pageview', undefined, loc),
+    browserClient(e, deps.enrichers.ua?.(ua), req.ip ? deps.enrichers.geo?.lookup(req.ip) : undefined),
+  );
+  row.event_id = eventId;
+  row.type = e.event_type === 'custom' ? 'event' : e.event_type;
+  row.name = e.event_type === 'custom' ? (e.event_name ?? '') : e.event_type === 'error' ? (e.error_type || 'Error') : '';
+  row.ts = ts;
+  row.session_id = e.session_id;
+  row.visitor_id = visitorId;
+  row.engagement_ms = e.engagement_ms ?? 0;
+  row.scroll_depth = e.scroll_depth ?? 0;
+  row.props = JSON.stringify(e.props ?? {});
+  const { pathname, device_type: device, browser, os } = row;
   // Replay chunks are recordings, not analytics events.
   const job = packJob(website.id, e.event_type === 'replay' ? [] : [row], {
     identities: [],
@@ -163,7 +130,7 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest,
     interactions:
       e.event_type === 'click'
         ? [{
-            website_id: website.id, event_id: eventId, ts, session_id: e.session_id, visitor_id: visitorId, pathname: page.pathname,
+            website_id: website.id, event_id: eventId, ts, session_id: e.session_id, visitor_id: visitorId, pathname,
             x: e.x ?? 0, y: e.y ?? 0, viewport_width: e.viewport_width ?? 0, viewport_height: e.viewport_height ?? 0,
             page_height: e.page_height ?? 0, selector: e.selector ?? '', device_type: device, expire_at: expireAt,
           }]
@@ -171,14 +138,14 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest,
     errors:
       e.event_type === 'error'
         ? [{
-            website_id: website.id, event_id: eventId, ts, session_id: e.session_id, visitor_id: visitorId, pathname: page.pathname,
+            website_id: website.id, event_id: eventId, ts, session_id: e.session_id, visitor_id: visitorId, pathname,
             fingerprint: errorFingerprint(e), error_type: e.error_type || 'Error', message: e.message ?? '', stack: e.stack ?? '',
             browser, os, device_type: device, expire_at: expireAt,
           }]
         : [],
     replays:
       e.event_type === 'replay'
-        ? [{ website_id: website.id, session_id: e.session_id, seq: e.seq ?? 0, ts, visitor_id: visitorId, pathname: page.pathname, data: e.data ?? '', expire_at: expireAt }]
+        ? [{ website_id: website.id, session_id: e.session_id, seq: e.seq ?? 0, ts, visitor_id: visitorId, pathname, data: e.data ?? '', expire_at: expireAt }]
         : [],
   });
   try {
@@ -188,9 +155,29 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest,
     throw err;
   }
   if (e.event_type === 'pageview' && deps.presence) {
-    deps.presence([{ websiteId: website.id, visitorId, pathname: page.pathname, countryCode: row.country_code, ts: req.now }]);
+    deps.presence([{ websiteId: website.id, visitorId, pathname, countryCode: row.country_code, ts: req.now }]);
   }
   return { kind: 'recorded' };
+}
+
+/**
+ * A browser event's client columns: device, browser and OS from the User-Agent header, the body's values when
+ * parsing yields nothing (DESIGN §3); place from the address.
+ */
+function browserClient(e: BrowserEvent, ua: UaFields | undefined, geo: GeoFields | undefined): ClientColumns {
+  return {
+    device_type: ua?.device_type || e.device_type,
+    browser: ua?.browser || e.browser,
+    browser_version: ua?.browser ? ua.browser_version : '',
+    os: ua?.os || e.os,
+    os_version: ua?.os ? ua.os_version : '',
+    country_code: geo?.country_code ?? '',
+    region: geo?.region ?? '',
+    city: geo?.city ?? '',
+    screen_width: Math.min(e.screen_width ?? 0, 65535),
+    screen_height: Math.min(e.screen_height ?? 0, 65535),
+    language: e.language ?? '',
+  };
 }
 
 /** Why an event is stored nowhere, first reason wins; data the website does not collect goes first. */
@@ -261,19 +248,4 @@ export function errorFingerprint(e: Pick<BrowserEvent, 'error_type' | 'message' 
   const frame = (e.stack ?? '').split('\n').map((l) => l.trim()).find((l) => /^at |@/.test(l)) ?? '';
   const topFrame = frame.replace(/:\d+:\d+\)?$/, '').replace(/\?[^)\s]*/, '');
   return createHash('sha256').update(`${e.error_type ?? 'Error'}\n${message}\n${topFrame}`).digest('hex').slice(0, 32);
-}
-
-function parseUrl(url: string): { hostname: string; pathname: string; query: URLSearchParams } {
-  try {
-    const u = new URL(url);
-    let pathname = u.pathname;
-    try {
-      pathname = decodeURI(pathname);
-    } catch {
-      // keep the encoded form
-    }
-    return { hostname: u.hostname.toLowerCase(), pathname, query: u.searchParams };
-  } catch {
-    return { hostname: '', pathname: url.split(/[?#]/)[0].slice(0, 2048), query: new URLSearchParams() };
-  }
 }

@@ -4,9 +4,9 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type { Pool, PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { withTransaction } from '../db/pool';
-import type { IdentityRecord, PaymentRecord } from './rows';
-import { cleanJson, cleanText } from './sanitize';
+import { withTransaction } from '../../db/pool';
+import type { IdentityRecord, PaymentRecord } from '../job/rows';
+import { cleanJson, cleanText } from '../job/sanitize';
 
 /** COPY text format: tab-separated, \N for null, with backslash, tab and newlines escaped. */
 function copyField(v: unknown): string {

@@ -10,8 +10,8 @@ import {
   TS_SKEW_MS,
   type RejectionReason,
   type ServerEventType,
-} from './schemas';
-import { UUID } from '../checks';
+} from './serverSchemas';
+import { UUID } from '../../checks';
 
 export interface ValidEvent {
   type: ServerEventType;

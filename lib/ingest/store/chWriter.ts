@@ -1,12 +1,10 @@
-// ClickHouse writes of the ingest worker. Event rows arrive as RowBinary job payloads (JSONCompactEachRow
-// text only from test fixtures and tools) and go to ClickHouse as they are, with an explicit column list and a dedup token that
-// names exactly the rows the insert carries: the same rows sent twice are stored once (the table keeps
+// ClickHouse writes of the ingest worker. Event rows arrive as RowBinary job payloads and go to ClickHouse as
+// they are, with an explicit column list and a dedup token that names exactly the rows the insert carries: the same rows sent twice are stored once (the table keeps
 // non_replicated_deduplication_window tokens), while different rows never share a token.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { ClickHouseClient } from '../clickhouse/client';
-import { ROW_BINARY_COLUMNS } from './rowBinary';
-import { EVENT_COLUMNS } from './rows';
+import type { ClickHouseClient } from '../../clickhouse/client';
+import { ROW_BINARY_COLUMNS } from '../job/rowBinary';
 
 /**
  * The token of an insert, from what names its rows: event ids, or `job:<id>` for all the rows of a job's
@@ -30,16 +28,14 @@ export function isBadDataError(err: unknown): boolean {
 
 /**
  * Inserts event rows through `events_ingest` (sql/clickhouse/008, 015: read as plain strings, converted by
- * whole columns): job payloads, RowBinary in ROW_BINARY_COLUMNS order, as one buffer or several; or a
- * string of JSONCompactEachRow lines in EVENT_COLUMNS order (packEvents: test fixtures and tools).
+ * whole columns): job payloads, RowBinary in ROW_BINARY_COLUMNS order, as one buffer or several.
  */
-export async function insertEventRows(clickhouse: ClickHouseClient, rows: string | Buffer | readonly Buffer[], token: string): Promise<void> {
-  const [format, columns] = typeof rows === 'string' ? ['JSONCompactEachRow', EVENT_COLUMNS] : ['RowBinary', ROW_BINARY_COLUMNS];
+export async function insertEventRows(clickhouse: ClickHouseClient, rows: Buffer | readonly Buffer[], token: string): Promise<void> {
   // Several buffers (one per job) are streamed as they are: concatenating a flush would copy it whole for nothing.
-  const chunks = (Array.isArray(rows) ? rows : [rows]).filter((c: string | Buffer) => c.length > 0);
+  const chunks = (Buffer.isBuffer(rows) ? [rows] : rows).filter((c) => c.length > 0);
   if (chunks.length === 0) return;
   const result = await clickhouse.exec({
-    query: `INSERT INTO events_ingest (${columns.join(', ')}) FORMAT ${format}`,
+    query: `INSERT INTO events_ingest (${ROW_BINARY_COLUMNS.join(', ')}) FORMAT RowBinary`,
     values: Readable.from(chunks),
     clickhouse_settings: {
       insert_deduplication_token: token,

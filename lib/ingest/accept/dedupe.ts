@@ -14,7 +14,7 @@
 // holder is voided (its job, should it still arrive, is dropped and its request answered 503) and the claim
 // is taken over. See docs/ingestion.md for the whole argument.
 import type { Redis } from 'ioredis';
-import { redisKey } from '../redis';
+import { redisKey } from '../../redis';
 
 export const DEDUPE_TTL_SECONDS = 24 * 3600;
 const SHARDS = 16;
