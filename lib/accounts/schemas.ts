@@ -112,5 +112,7 @@ export const trackingSettingsBody = z.object({
   track_downloads: z.boolean().optional(),
   session_replay: z.boolean().optional(),
   heatmaps: z.boolean().optional(),
+  /** Record bot traffic (curl, headless browsers) marked `tm_debug=bot` instead of ignoring it: for testing. */
+  debug: z.boolean().optional(),
 });
 export type TrackingSettingsBody = z.infer<typeof trackingSettingsBody>;

@@ -15,6 +15,8 @@ export interface WebsiteSettings {
   track_downloads: boolean;
   session_replay: boolean;
   heatmaps: boolean;
+  /** Absent on websites that never set it: off. */
+  debug?: boolean;
 }
 
 export interface WebsiteRow {

@@ -121,7 +121,8 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest,
   row.visitor_id = visitorId;
   row.engagement_ms = e.engagement_ms ?? 0;
   row.scroll_depth = e.scroll_depth ?? 0;
-  row.props = JSON.stringify(e.props ?? {});
+  // The website's debug setting lets bot traffic in for testing, marked so it can be told apart.
+  row.props = JSON.stringify(isbot(ua) ? { ...e.props, tm_debug: 'bot' } : (e.props ?? {}));
   const { pathname, device_type: device, browser, os } = row;
   // Replay chunks are recordings, not analytics events.
   const job = packJob(website.id, e.event_type === 'replay' ? [] : [row], {
@@ -186,7 +187,7 @@ function ignoreReason(site: SiteConfig, req: BrowserRequest, ua: string, pathnam
   const { settings } = site.website;
   if (e.event_type === 'replay' && settings.session_replay !== true) return 'replay_disabled';
   if (e.event_type === 'click' && settings.heatmaps !== true) return 'heatmaps_disabled';
-  if (isbot(ua)) return 'bot';
+  if (isbot(ua) && settings.debug !== true) return 'bot';
   if (req.gpc) return 'gpc';
   if (e.ignore) return 'opt_out';
   if (site.excludesIp(ip)) return 'excluded_ip';
