@@ -2,7 +2,7 @@
 import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
 import type { AppDeps } from './deps';
-import { requireApiKey } from './middleware/auth';
+import { requireReader } from './middleware/auth';
 import { monthlyQuota, perMinuteLimit } from './middleware/rateLimits';
 import { errorHandler, notFoundHandler } from './middleware/errors';
 import { pathGuard } from './middleware/validate';
@@ -57,7 +57,7 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(
     '/api/external/v1',
-    requireApiKey(deps.pool),
+    requireReader(deps.config.JWT_SECRET, deps.pool),
     perMinuteLimit(deps.redis, deps.config.REDIS_PREFIX, 'external'),
     monthlyQuota(deps.redis, deps.config.REDIS_PREFIX, 1),
     externalWebsiteWriteRoutes(deps),
@@ -66,7 +66,7 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(
     '/api/external/v2',
-    requireApiKey(deps.pool),
+    requireReader(deps.config.JWT_SECRET, deps.pool),
     perMinuteLimit(deps.redis, deps.config.REDIS_PREFIX, 'external'),
     monthlyQuota(deps.redis, deps.config.REDIS_PREFIX, 1),
     statsRoutes(deps, 'v2'),

@@ -4,7 +4,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Pool } from 'pg';
 import { authenticateApiKey, paidPlanRequired, type ApiKeyPrincipal } from '../../lib/accounts/apiKeys';
 import { currentTokenVersion, SESSION_COOKIE, sessionUser, verifyJwt } from '../../lib/auth/tokens';
-import { unauthorized } from '../../lib/errors';
+import { requireWebsiteRole, websiteForApiKey, type WebsiteRow } from '../../lib/accounts/websites';
+import { forbidden, unauthorized } from '../../lib/errors';
 
 export function bearer(req: Request): string | undefined {
   const header = req.headers.authorization;
@@ -48,6 +49,62 @@ export function requireSession(pool: Pool): RequestHandler {
     res.locals.sessionToken = token;
     next();
   };
+}
+
+/**
+ * Who reads the External and Stats APIs (DESIGN §5): an API key, or a signed-in user (the dashboard's Bearer
+ * JWT or session cookie), who may read the websites of their teams at role viewer or higher, without credits
+ * or API rate limits.
+ */
+export type Reader = { kind: 'key'; key: ApiKeyPrincipal } | { kind: 'user'; userId: string };
+
+export function reader(res: Response): Reader {
+  return res.locals.reader as Reader;
+}
+
+// A JWT is three base64url segments; an API key is one token without dots.
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** An API key (X-API-Key or Bearer), else the dashboard's Bearer JWT, else its session cookie. */
+export function requireReader(secret: string, pool: Pool): RequestHandler {
+  const keys = requireApiKey(pool);
+  return async (req, res, next) => {
+    const headerKey = req.headers['x-api-key'];
+    const token = bearer(req);
+    if ((typeof headerKey === 'string' && headerKey.trim()) || (token && !JWT_SHAPE.test(token))) {
+      return keys(req, res, (err?: unknown) => {
+        if (err) return next(err);
+        res.locals.reader = { kind: 'key', key: apiKey(res) } satisfies Reader;
+        next();
+      });
+    }
+    let id: string | undefined;
+    if (token) {
+      id = await jwtUser(secret, pool, req);
+      if (!id) throw unauthorized('Missing or invalid API key or token');
+    } else {
+      const cookie = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
+      id = cookie ? await sessionUser(pool, cookie) : undefined;
+      if (!id) throw unauthorized('Missing or invalid API key');
+    }
+    res.locals.userId = id;
+    res.locals.reader = { kind: 'user', userId: id } satisfies Reader;
+    next();
+  };
+}
+
+/** The website a reader may see: a key's (404 another team's, 403 outside a site key), or one of the user's teams'. */
+export async function readableWebsite(pool: Pool, res: Response, websiteId: string): Promise<WebsiteRow> {
+  const r = reader(res);
+  if (r.kind === 'key') return websiteForApiKey(pool, r.key, websiteId);
+  return (await requireWebsiteRole(pool, websiteId, r.userId, 'viewer')).website;
+}
+
+/** For endpoints that act on an API key's behalf (its usage, creating websites): a signed-in user is refused. */
+export function requireKeyReader(res: Response): ApiKeyPrincipal {
+  const r = reader(res);
+  if (r.kind !== 'key') throw forbidden('This endpoint needs an API key');
+  return r.key;
 }
 
 /** API key from X-API-Key or Authorization: Bearer. `allowBearer` is false where the spec names one header. */

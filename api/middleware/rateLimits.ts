@@ -8,8 +8,12 @@ import { rateLimited, serviceUnavailable } from '../../lib/errors';
 import { MonthlyUsage, nextMonthStart } from '../../lib/limits/usage';
 import { effectiveLimits } from '../../lib/plans';
 import { redisKey, type Redis } from '../../lib/redis';
-import { apiKey } from './auth';
+import { apiKey, reader } from './auth';
 import { errorBody } from './envelope';
+
+function isUser(res: Parameters<typeof reader>[0]): boolean {
+  return res.locals.reader !== undefined && reader(res).kind === 'user';
+}
 
 /** Requests per minute for the authenticated key; `scope` keeps ingestion and reads in separate windows. */
 export function perMinuteLimit(redis: Redis, prefix: string, scope: 'ingest' | 'external'): RequestHandler {
@@ -17,7 +21,8 @@ export function perMinuteLimit(redis: Redis, prefix: string, scope: 'ingest' | '
   const limiter = rateLimit({
     windowMs: 60_000,
     limit: (_req, res) => effectiveLimits(apiKey(res).plan, apiKey(res).limitOverrides).requestsPerMinute ?? 0,
-    skip: (_req, res) => effectiveLimits(apiKey(res).plan, apiKey(res).limitOverrides).requestsPerMinute === null,
+    // Signed-in users reading their own analytics are not API clients: no per-minute window, no credits.
+    skip: (_req, res) => isUser(res) || effectiveLimits(apiKey(res).plan, apiKey(res).limitOverrides).requestsPerMinute === null,
     keyGenerator: (_req, res) => apiKey(res).keyId,
     legacyHeaders: true,
     standardHeaders: false,
@@ -50,6 +55,7 @@ export function perMinuteLimit(redis: Redis, prefix: string, scope: 'ingest' | '
 export function monthlyQuota(redis: Redis, prefix: string, credits: number): RequestHandler {
   const usage = new MonthlyUsage(redis, prefix);
   return async (_req, res, next) => {
+    if (isUser(res)) return next();
     const key = apiKey(res);
     const limit = effectiveLimits(key.plan, key.limitOverrides).requestsPerMonth;
     let state;

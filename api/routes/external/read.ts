@@ -1,7 +1,7 @@
 // External API v1, read side (spec "External API"): thin handlers — parse the query with the schemas the
-// OpenAPI document is generated from, check the key may see the website, call lib, answer in the envelope.
+// OpenAPI document is generated from, check the key or user may see the website, call lib, answer in the envelope.
 import { Router, type Request, type Response } from 'express';
-import { listWebsitesForTeam, websiteDetail, websiteForApiKey, websiteSummary } from '../../../lib/accounts/websites';
+import { listWebsitesForTeam, listWebsitesForUser, websiteDetail, websiteSummary } from '../../../lib/accounts/websites';
 import { listErrorGroups } from '../../../lib/errorGroups';
 import { analyticsOverview, chooseRange, technology, topCountries, topPages, visitorList } from '../../../lib/external/analytics';
 import {
@@ -16,7 +16,7 @@ import { usageReport } from '../../../lib/external/usage';
 import { realtimeSnapshot } from '../../../lib/realtime/presence';
 import { heatmapPages, replaySessions } from '../../../lib/stats/browserReads';
 import type { AppDeps } from '../../deps';
-import { apiKey } from '../../middleware/auth';
+import { readableWebsite, reader, requireKeyReader } from '../../middleware/auth';
 import { sendData } from '../../middleware/envelope';
 import { parseQuery, pathUuid } from '../../middleware/validate';
 
@@ -24,22 +24,25 @@ export function externalReadRoutes({ pool, redis, clickhouse, config }: AppDeps)
   const router = Router();
   /** The path's website, as the key may see it (404 unknown or another team's, 403 outside a site key). */
   const site = async (req: Request, res: Response) => {
-    const w = await websiteForApiKey(pool, apiKey(res), pathUuid(req, 'websiteId', 'Website'));
+    const w = await readableWebsite(pool, res, pathUuid(req, 'websiteId', 'Website'));
     return { id: w.id, domain: w.domain, name: w.name, timezone: w.timezone };
   };
 
   router.get('/usage', async (_req, res) => {
-    sendData(res, await usageReport(redis, config.REDIS_PREFIX, apiKey(res)));
+    sendData(res, await usageReport(redis, config.REDIS_PREFIX, requireKeyReader(res)));
   });
 
   router.get('/websites', async (_req, res) => {
-    const key = apiKey(res);
-    const websites = await listWebsitesForTeam(pool, key.teamId, key.permission === 'site_access' ? key.websiteId : null);
+    const r = reader(res);
+    const websites =
+      r.kind === 'user'
+        ? await listWebsitesForUser(pool, r.userId)
+        : await listWebsitesForTeam(pool, r.key.teamId, r.key.permission === 'site_access' ? r.key.websiteId : null);
     sendData(res, { websites: websites.map(websiteSummary), total: websites.length });
   });
 
   router.get('/websites/:websiteId', async (req, res) => {
-    const w = await websiteForApiKey(pool, apiKey(res), pathUuid(req, 'websiteId', 'Website'));
+    const w = await readableWebsite(pool, res, pathUuid(req, 'websiteId', 'Website'));
     sendData(res, { website: websiteDetail(w) });
   });
 
