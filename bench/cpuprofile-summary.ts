@@ -44,7 +44,7 @@ export function areaOf(frame: CallFrame): string {
   const nm = url.lastIndexOf('node_modules/');
   if (nm >= 0) {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');
-    return 'pkg:' + (rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]);
+    return `pkg:${rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]}`;
   }
   if (url.startsWith('node:')) return url.split('/').slice(0, 2).join('/');
   const dist = url.indexOf('/dist/');
@@ -126,5 +126,5 @@ if (require.main === module) {
     process.stderr.write('usage: cpuprofile-summary [--top N] file.cpuprofile …\n');
     process.exit(2);
   }
-  for (const f of files) process.stdout.write(formatSummary(summarizeProfile(f, top)) + '\n\n');
+  for (const f of files) process.stdout.write(`${formatSummary(summarizeProfile(f, top))}\n\n`);
 }

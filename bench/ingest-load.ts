@@ -141,7 +141,7 @@ export function buildTemplates(count: number, batchSize: number, trackingCode: s
       let age = 60_000 + Math.floor(rnd() * 600_000);
       for (let p = 0; p < pages && events.length < batchSize; p++) {
         const path = pick(PATHS);
-        const query = p === 0 && utm ? '?' + new URLSearchParams(utm).toString() : '';
+        const query = p === 0 && utm ? `?${new URLSearchParams(utm).toString()}` : '';
         const props: Record<string, unknown> = { url: `https://shop.example.com${path}${query}` };
         if (p === 0 && referrer) props.referrer = referrer;
         else if (p > 0) props.referrer = 'https://shop.example.com/';
@@ -268,7 +268,7 @@ async function main(): Promise<void> {
   const templates = buildTemplates(Math.max(1, Number(values.templates)), batchSize, values.code);
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
-  const emit = (o: unknown) => process.stdout.write(JSON.stringify(o) + '\n');
+  const emit = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
   const latencies: number[] = [];
   const errorsByStatus: Record<string, number> = {};

@@ -485,7 +485,7 @@ async function main(): Promise<number> {
     }
     rows.push(['peak RSS load generator', `${Math.round(Math.max(accept.generatorMaxRssMb, steady.generatorMaxRssMb))} MB`, '', '']);
     const cpuLine = (c: Record<string, number>) =>
-      ['store', 'web', 'worker', 'clock', 'redis', 'load'].map((r) => `${r} ${c[r] ?? '-'}%`).join(', ') + ` | machine ${c.machine}% of ${os.cpus().length} cores`;
+      `${['store', 'web', 'worker', 'clock', 'redis', 'load'].map((r) => `${r} ${c[r] ?? '-'}%`).join(', ')} | machine ${c.machine}% of ${os.cpus().length} cores`;
     const w = [46, 30, 14];
     const line = (c: string[]) => `${c[0].padEnd(w[0])} │ ${c[1].padEnd(w[1])} │ ${c[2].padEnd(w[2])} │ ${c[3]}`;
     const out = [

@@ -41,7 +41,7 @@ export async function until<T>(what: string, timeoutMs: number, intervalMs: numb
   throw new Error(`${what}: not reached within ${timeoutMs} ms`);
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bench replies are read field by field
+// biome-ignore lint/suspicious/noExplicitAny: bench replies are read field by field
 export async function api(base: string, method: string, p: string, body?: unknown, token?: string): Promise<{ status: number; json: any }> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';

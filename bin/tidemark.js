@@ -3,7 +3,7 @@
 require('../dist/cli/main.js').main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    process.stderr.write(`tidemark: ${err && err.message ? err.message : err}\n`);
+    process.stderr.write(`tidemark: ${err?.message ? err.message : err}\n`);
     process.exit(1);
   },
 );

@@ -58,7 +58,7 @@ export function monthlyQuota(redis: Redis, prefix: string, credits: number): Req
     if (isUser(res)) return next();
     const key = apiKey(res);
     const limit = effectiveLimits(key.plan, key.limitOverrides).requestsPerMonth;
-    let state;
+    let state: Awaited<ReturnType<MonthlyUsage['charge']>>;
     try {
       state = await usage.charge(key.teamId, credits, limit, key.keyId);
     } catch {

@@ -36,6 +36,7 @@ export function pathUuid(req: Request, name: string, what: string): string {
 }
 
 // C0 controls and DEL: no route names anything with them, and PostgreSQL refuses NUL in text.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**

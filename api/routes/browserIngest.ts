@@ -76,7 +76,7 @@ export function browserIngestRoutes(deps: AppDeps, enqueue: IngestEnqueue): Rout
   router.options('/api/events/:code/config', cors);
   router.get('/api/events/:code/config', cors, async (req, res) => {
     const site = await sites.get(String(req.params.code));
-    if (!site || !site.website.is_active) throw notFound('Unknown tracking code');
+    if (!site?.website.is_active) throw notFound('Unknown tracking code');
     res.setHeader('Cache-Control', 'public, max-age=60');
     sendData(res, { tracking_code: site.website.tracking_code, settings: site.website.settings });
   });

@@ -143,7 +143,7 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
       return refuse(req, res, new StoreError(516, 'AUTHENTICATION_FAILED', 'Authentication failed: password is incorrect, or there is no user with such name'));
     }
     if (url.pathname !== '/') {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=UTF-8' }).end('There is no handle ' + url.pathname + '\n');
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=UTF-8' }).end(`There is no handle ${url.pathname}\n`);
       return;
     }
     const started = process.hrtime.bigint();
@@ -644,7 +644,10 @@ class ContextGate {
       const head = this.queue[0];
       const same = head.database === this.current;
       if (this.active > 0 && (!same || head.exclusive)) return;
-      if (!same) return this.switchTo(head);
+      if (!same) {
+        this.switchTo(head);
+        return;
+      }
       this.queue.shift();
       this.active++;
       this.exclusiveActive = head.exclusive;

@@ -17,8 +17,9 @@ export function captureStrayOutput(role: string, level: string): Logger {
   const logger = createLogger(level, role);
   const text = (args: unknown[]) =>
     args.map((a) => (typeof a === 'string' ? a : a instanceof Error ? a.message : safeJson(a))).join(' ');
-  console.log = (...args: unknown[]) => logger.info({ source: 'console' }, text(args));
-  console.info = console.log;
+  const info = (...args: unknown[]) => logger.info({ source: 'console' }, text(args));
+  console.log = info;
+  console.info = info;
   console.debug = (...args: unknown[]) => logger.debug({ source: 'console' }, text(args));
   console.warn = (...args: unknown[]) => logger.warn({ source: 'console' }, text(args));
   console.error = (...args: unknown[]) => logger.error({ source: 'console' }, text(args));

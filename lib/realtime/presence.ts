@@ -177,7 +177,10 @@ export async function recordPresence(redis: Redis, prefix: string, hits: Presenc
     if (!Number.isFinite(hit.ts) || hit.ts < oldest) continue;
     const ts = Math.min(hit.ts, now);
     let site = sites.get(hit.websiteId);
-    if (!site) sites.set(hit.websiteId, (site = { visitors: new Map(), minutes: new Map() }));
+    if (!site) {
+      site = { visitors: new Map(), minutes: new Map() };
+      sites.set(hit.websiteId, site);
+    }
     const minute = Math.floor(ts / MINUTE_MS);
     // A pageview just past 30 minutes can still fall in a bucket the window no longer reads.
     if (minute >= firstMinute) site.minutes.set(minute, (site.minutes.get(minute) ?? 0) + 1);

@@ -106,7 +106,7 @@ function repoRoot(): string {
   let dir = __dirname;
   while (!fs.existsSync(path.join(dir, 'package.json'))) {
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('package.json not found above ' + __dirname);
+    if (parent === dir) throw new Error(`package.json not found above ${__dirname}`);
     dir = parent;
   }
   // When this file itself runs compiled from dist/, the repository root is above dist/.

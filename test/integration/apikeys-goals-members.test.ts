@@ -46,7 +46,7 @@ describe('API keys', () => {
 
   it('rejects a missing or made-up key with 401', async () => {
     expect((await call('POST', '/api/external/v1/websites', { body: { domain: 'x.example.com', name: 'x' } })).status).toBe(401);
-    expect((await call('POST', '/api/external/v1/websites', { apiKey: 'tmk_' + 'a'.repeat(40), body: { domain: 'x.example.com', name: 'x' } })).status).toBe(401);
+    expect((await call('POST', '/api/external/v1/websites', { apiKey: `tmk_${'a'.repeat(40)}`, body: { domain: 'x.example.com', name: 'x' } })).status).toBe(401);
   });
 
   it('site_access keys need a website of the team and cannot create websites', async () => {

@@ -410,7 +410,7 @@ describe('JWT revocation', () => {
   it('logout with only the Bearer token revokes it too', async () => {
     const user = await registerUser(ctx, 'free', 'logout-bearer');
     expect((await call('POST', '/api/auth/logout', { token: user.token })).status).toBe(200);
-    expect((await call('GET', '/api/teams/' + user.teamId + '/permissions', { token: user.token })).status).toBe(401);
+    expect((await call('GET', `/api/teams/${user.teamId}/permissions`, { token: user.token })).status).toBe(401);
   });
 
   it('a password change revokes every earlier JWT and ends other sessions; the caller gets a fresh token', async () => {

@@ -180,7 +180,12 @@ describe('Stats ranges at the edge of the supported dates (item 9)', () => {
 describe('an unreachable store (item 13a)', () => {
   /** Serves an app whose ClickHouse client is `clickhouse`, logging into `lines`. */
   async function appWith(clickhouse: ReturnType<typeof createClickHouse>, lines: string[]) {
-    const logger = createLogger('warn', 'test', new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
+    const logger = createLogger('warn', 'test', new Writable({
+        write: (chunk, _enc, done) => {
+          lines.push(String(chunk));
+          done();
+        },
+      }));
     const app = createApp({ ...ctx, clickhouse, logger, metrics: createMetrics('test') });
     const server = await new Promise<HttpServer>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -232,7 +237,7 @@ describe('an unreachable store (item 13a)', () => {
       await expectUnavailable(createClickHouse({ url: url(hang), database: 'x' }, { requestTimeoutMs: 300 }));
       await expectUnavailable(createClickHouse({ url: url(drop), database: 'x' }));
     } finally {
-      held.forEach((s) => s.destroy());
+      for (const s of held) s.destroy();
       await Promise.all([hang, drop].map((s) => new Promise((r) => s.close(r))));
     }
   });

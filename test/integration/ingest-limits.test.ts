@@ -49,7 +49,7 @@ describe('rate limits', () => {
   it('401s are not counted against the window', async () => {
     await setTeamLimits(ctx.pool, fx.user.teamId, { rpm: 2 });
     const { key } = await createApiKey(ctx, fx.user);
-    for (let i = 0; i < 5; i++) expect((await fx.post([pageview()], { key: key + 'x' })).status).toBe(401);
+    for (let i = 0; i < 5; i++) expect((await fx.post([pageview()], { key: `${key}x` })).status).toBe(401);
     expect((await fx.post([pageview()], { key })).status).toBe(200);
     // Later tests of this file send many requests with the fixture's key.
     await setTeamLimits(ctx.pool, fx.user.teamId, { rpm: null, monthly: null });

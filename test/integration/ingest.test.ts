@@ -97,7 +97,7 @@ describe('POST /api/v1/events — accepted events', () => {
   it('NUL characters and lone surrogates are cleaned instead of failing the write', async () => {
     const visitor = randomUUID();
     const res = await fx.post([
-      { type: 'identify', ts: Date.now(), visitorId: visitor, props: { email: 'nul\u0000@example.com', ['k\u0000']: 'v\u0000' } },
+      { type: 'identify', ts: Date.now(), visitorId: visitor, props: { email: 'nul\u0000@example.com', 'k\u0000': 'v\u0000' } },
       { type: 'event', ts: Date.now(), visitorId: visitor, props: { name: 'lone \ud800 surrogate', note: '\udc00' } },
     ]);
     expect(res.body.acceptedCount).toBe(2);

@@ -466,7 +466,7 @@ describe('store adapter', () => {
         return rs.json<{ i: number; s: string }>();
       }),
     );
-    results.forEach((rows, i) => expect(rows).toEqual([{ i, s: '4999950000' }]));
+    for (const [i, rows] of results.entries()) expect(rows).toEqual([{ i, s: '4999950000' }]);
   });
 
   test('compressed requests and responses (client compression on) work', async () => {

@@ -177,9 +177,16 @@ describe('the ingest job and its RowBinary payload', () => {
     while (pos < payload.length) {
       const values: unknown[] = [];
       for (const type of EVENT_ROW_TYPES) {
-        if (type === 'UInt8') values.push(payload.readUInt8(pos)), (pos += 1);
-        else if (type === 'UInt16') values.push(payload.readUInt16LE(pos)), (pos += 2);
-        else if (type === 'UInt32') values.push(payload.readUInt32LE(pos)), (pos += 4);
+        if (type === 'UInt8') {
+          values.push(payload.readUInt8(pos));
+          pos += 1;
+        } else if (type === 'UInt16') {
+          values.push(payload.readUInt16LE(pos));
+          pos += 2;
+        } else if (type === 'UInt32') {
+          values.push(payload.readUInt32LE(pos));
+          pos += 4;
+        }
         else {
           let len = 0;
           for (let shift = 0; ; shift += 7) {
@@ -276,7 +283,7 @@ describe('path patterns', () => {
     expect(globMatch('/exact', '/exact/')).toBe(false);
     expect(globMatch('/*/*/edit', '/posts/12/edit')).toBe(true);
     const started = Date.now();
-    expect(globMatch('/*a*a*a*a*a*a*a*b', '/' + 'a'.repeat(2048))).toBe(false);
+    expect(globMatch('/*a*a*a*a*a*a*a*b', `/${'a'.repeat(2048)}`)).toBe(false);
     expect(Date.now() - started).toBeLessThan(200);
   });
 });

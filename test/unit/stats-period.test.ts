@@ -64,20 +64,20 @@ describe('periods', () => {
   });
 
   it('compares with the calendar period before: previous months, or as many whole local days', () => {
-    const before = (p: string, at = anchor) => {
+    const previous = (p: string, at = anchor) => {
       const r = previousPeriod(ok(resolvePeriod(p, at, tz)), tz);
       const day = (x: typeof r.first) => `${x.year}-${String(x.month).padStart(2, '0')}-${String(x.day).padStart(2, '0')}`;
       return [day(r.first), day(r.last), iso(r.start), iso(r.end)];
     };
     // 29 March is 23 h long; the day before is a whole 24 h one, bounded by its local midnights.
-    expect(before('day')).toEqual(['2026-03-28', '2026-03-28', '2026-03-27T23:00:00.000Z', '2026-03-28T23:00:00.000Z']);
-    expect(before('7d').slice(0, 2)).toEqual(['2026-03-16', '2026-03-22']);
-    expect(before('30d').slice(0, 2)).toEqual(['2026-01-29', '2026-02-27']);
+    expect(previous('day')).toEqual(['2026-03-28', '2026-03-28', '2026-03-27T23:00:00.000Z', '2026-03-28T23:00:00.000Z']);
+    expect(previous('7d').slice(0, 2)).toEqual(['2026-03-16', '2026-03-22']);
+    expect(previous('30d').slice(0, 2)).toEqual(['2026-01-29', '2026-02-27']);
     // March is compared with all of February (28 days), not with the 31 days before 1 March.
-    expect(before('month')).toEqual(['2026-02-01', '2026-02-28', '2026-01-31T23:00:00.000Z', '2026-02-28T23:00:00.000Z']);
-    expect(before('6mo').slice(0, 2)).toEqual(['2025-04-01', '2025-09-30']);
-    expect(before('12mo').slice(0, 2)).toEqual(['2024-04-01', '2025-03-31']);
-    expect(before('custom:2024-02-28,2024-03-01').slice(0, 2)).toEqual(['2024-02-25', '2024-02-27']);
+    expect(previous('month')).toEqual(['2026-02-01', '2026-02-28', '2026-01-31T23:00:00.000Z', '2026-02-28T23:00:00.000Z']);
+    expect(previous('6mo').slice(0, 2)).toEqual(['2025-04-01', '2025-09-30']);
+    expect(previous('12mo').slice(0, 2)).toEqual(['2024-04-01', '2025-03-31']);
+    expect(previous('custom:2024-02-28,2024-03-01').slice(0, 2)).toEqual(['2024-02-25', '2024-02-27']);
   });
 
   it('refuses bad periods with the spec codes', () => {

@@ -23,7 +23,7 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
   const blocked = data.allowLocalhost == null && (/^(localhost|127\.|\[::1\])/.test(loc.hostname) || loc.protocol == 'file:');
   const IGNORE = 'tidemark_ignore';
   // Storage may be missing or throw (blocked cookies); then it behaves as empty. `session` picks sessionStorage.
-  const ls = (k: string, v?: string | null, session?: 1): string | null | void => {
+  const ls = (k: string, v?: string | null, session?: 1): string | null | undefined => {
     try {
       const s = session ? sessionStorage : localStorage;
       if (v === undefined) return s.getItem(k);
@@ -35,7 +35,7 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
   // randomUUID exists only in secure contexts; plain-http pages get a random id of the same shape.
   const rid = (): string =>
     crypto.randomUUID ? crypto.randomUUID() : '10000000-1000-4000-8000-100000000000'.replace(/[018]/g, (c) => (+c ^ (crypto.getRandomValues(new Uint8Array(1))[0] & (15 >> (+c / 4)))).toString(16));
-  let visitor = data.persist == 'true' ? (ls('tm_vid') as string) || rid() : undefined;
+  const visitor = data.persist == 'true' ? (ls('tm_vid') as string) || rid() : undefined;
   if (visitor) ls('tm_vid', visitor);
 
   // A session ends after 30 minutes without activity.
@@ -67,7 +67,7 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
       language: nav.language,
       ...extra,
     });
-    if (!(beacon && nav.sendBeacon && nav.sendBeacon(endpoint, body))) {
+    if (!(beacon && nav.sendBeacon?.(endpoint, body))) {
       fetch(endpoint, { method: 'POST', body, keepalive: body.length < 6e4, headers: { 'Content-Type': 'text/plain' } }).catch(() => 0);
     }
   };
@@ -75,7 +75,7 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
   const tm: Tm = (name, props) => send('custom', { event_name: name, props: props && (props.props || props) });
   tm.optOut = () => ls(IGNORE, 'true');
   tm.optIn = () => ls(IGNORE, null);
-  const queued = ((w as unknown as { tidemark?: Tm }).tidemark || {}).q || [];
+  const queued = (w as unknown as { tidemark?: Tm }).tidemark?.q || [];
   (w as unknown as { tidemark: Tm }).tidemark = tm;
 
   // Engagement: visible time and deepest scroll of the current page, sent when it is left or hidden.
@@ -137,7 +137,7 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
         if (s.heatmaps) {
           let sel = '';
           for (let n: Element | null = t, i = 0; n && n.tagName != 'HTML' && i < 4; n = n.parentElement, i++) {
-            sel = n.tagName.toLowerCase() + (n.id ? `#${n.id}` : n.classList[0] ? `.${n.classList[0]}` : '') + (sel && '>' + sel);
+            sel = n.tagName.toLowerCase() + (n.id ? `#${n.id}` : n.classList[0] ? `.${n.classList[0]}` : '') + (sel && `>${sel}`);
             if (n.id) break;
           }
           send('click', {
@@ -155,5 +155,5 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
     .catch(() => 0);
 
   pageview();
-  queued.forEach((args) => tm.apply(null, args as unknown as Parameters<Tm>));
+  for (const args of queued) tm.apply(null, args as unknown as Parameters<Tm>);
 })(window, document, navigator, location);

@@ -51,9 +51,9 @@ export const browserEventSchema = z
       if (e[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `is required for ${why}` });
     };
     if (e.event_type === 'custom') need('event_name', 'custom events');
-    if (e.event_type === 'click') (['x', 'y'] as const).forEach((f) => need(f, 'click events'));
+    if (e.event_type === 'click') for (const f of ['x', 'y'] as const) need(f, 'click events');
     if (e.event_type === 'error') need('message', 'error events');
-    if (e.event_type === 'replay') (['seq', 'data'] as const).forEach((f) => need(f, 'replay events'));
+    if (e.event_type === 'replay') for (const f of ['seq', 'data'] as const) need(f, 'replay events');
   });
 
 export type BrowserEvent = z.infer<typeof browserEventSchema>;

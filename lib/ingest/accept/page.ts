@@ -76,7 +76,10 @@ export function locatePage(site: PageSite, url: string): PageLocation {
   const memo = site.memo;
   if (!memo) return parsePageUrl(url, site.domain);
   let loc = memo.pages.get(url);
-  if (!loc) memo.pages.set(url, (loc = parsePageUrl(url, site.domain)));
+  if (!loc) {
+    loc = parsePageUrl(url, site.domain);
+    memo.pages.set(url, loc);
+  }
   return loc;
 }
 
@@ -85,7 +88,10 @@ function memoReferrerDomain(site: PageSite, referrer: string): string {
   const memo = site.memo;
   if (!memo) return referrerDomain(referrer);
   let domain = memo.referrerDomains.get(referrer);
-  if (domain === undefined) memo.referrerDomains.set(referrer, (domain = referrerDomain(referrer)));
+  if (domain === undefined) {
+    domain = referrerDomain(referrer);
+    memo.referrerDomains.set(referrer, domain);
+  }
   return domain;
 }
 
@@ -120,9 +126,15 @@ export function pageColumns(
   const memo = site.memo;
   if (!memo || !pageview || hasOwnUtm(given)) return buildColumns(site, url, loc ?? locatePage(site, url), referrer, pageview, given);
   let byReferrer = memo.pageviews.get(url);
-  if (!byReferrer) memo.pageviews.set(url, (byReferrer = new Map()));
+  if (!byReferrer) {
+    byReferrer = new Map();
+    memo.pageviews.set(url, byReferrer);
+  }
   let columns = byReferrer.get(referrer);
-  if (!columns) byReferrer.set(referrer, (columns = buildColumns(site, url, loc ?? locatePage(site, url), referrer, true, undefined)));
+  if (!columns) {
+    columns = buildColumns(site, url, loc ?? locatePage(site, url), referrer, true, undefined);
+    byReferrer.set(referrer, columns);
+  }
   return columns;
 }
 

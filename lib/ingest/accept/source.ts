@@ -59,7 +59,7 @@ export function sourceFromDomain(domain: string): string {
 }
 
 export function sourceName(utmSource: string | undefined, referrerHost: string, ownHost: string): string {
-  if (utmSource && utmSource.trim()) return utmSource.trim();
+  if (utmSource?.trim()) return utmSource.trim();
   // A referrer from the site itself is navigation, not a source.
   if (!referrerHost || referrerHost === ownHost.replace(/^www\./, '')) return DIRECT;
   return sourceFromDomain(referrerHost);

@@ -67,7 +67,10 @@ class RowBinaryWriter {
         text += LENGTH_CHARS[v.length] + v;
         continue;
       }
-      if (!this.ascii(text)) return this.eachText(start, values);
+      if (!this.ascii(text)) {
+        this.eachText(start, values);
+        return;
+      }
       text = '';
       this.string(v);
     }

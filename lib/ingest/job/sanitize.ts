@@ -5,6 +5,7 @@ export function cleanText(value: string): string;
 export function cleanText(value: string | null): string | null;
 export function cleanText(value: string | null): string | null {
   if (value === null) return null;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what is removed
   return value.includes('\u0000') ? value.replace(/\u0000/g, '').toWellFormed() : value.toWellFormed();
 }
 

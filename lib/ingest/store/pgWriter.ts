@@ -16,7 +16,7 @@ function copyField(v: unknown): string {
 }
 
 async function copyRows(client: PoolClient, table: string, columns: string[], rows: unknown[][]): Promise<void> {
-  const lines = rows.map((r) => r.map(copyField).join('\t') + '\n');
+  const lines = rows.map((r) => `${r.map(copyField).join('\t')}\n`);
   await pipeline(Readable.from(lines), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)));
 }
 
