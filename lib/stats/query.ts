@@ -72,14 +72,29 @@ const FILTER_COLUMNS: Record<Filter['key'], string> = {
 
 /**
  * Keys a visit's first pageview decides (DESIGN §3 Source): every event of a session counts under its visit's
- * value (a pageview reached from inside the site has no source of its own), read from `sessions`; '' when the
- * session has no pageview. An event without a session keeps its own value.
+ * value (a pageview reached from inside the site has no source of its own, a server event no browser), in
+ * filters, breakdowns and metrics alike, read from `sessions`; '' when the session has no pageview. An event
+ * without a session keeps its own value. Every filter key but the page is one.
  */
-export const VISIT_KEYS = ['source', 'utm_source', 'utm_medium', 'utm_campaign'] as const;
+export const VISIT_KEYS = ['country', 'browser', 'device', 'os', 'source', 'utm_source', 'utm_medium', 'utm_campaign'] as const;
 type VisitKey = (typeof VISIT_KEYS)[number];
 const isVisitKey = (key: string): key is VisitKey => (VISIT_KEYS as readonly string[]).includes(key);
 
-/** The expression of a filter key over `events`: a visit key from visitJoin's columns, the others as stored. */
+/** The `sessions` column holding a visit key's first-pageview value (migrations 002, 016). */
+const SESSION_COLUMNS: Record<VisitKey, string> = {
+  country: 'visit_country',
+  browser: 'visit_browser',
+  device: 'visit_device',
+  os: 'visit_os',
+  source: 'source_name',
+  utm_source: 'utm_source',
+  utm_medium: 'utm_medium',
+  utm_campaign: 'utm_campaign',
+};
+/** A visit key's value in a fold of `sessions` by session_id. */
+export const visitValue = (key: VisitKey) => `argMinMerge(${SESSION_COLUMNS[key]})`;
+
+/** The expression of a filter key over `events`: a visit key from visitJoin's columns, the page as stored. */
 export function eventColumn(key: Filter['key']): string {
   return isVisitKey(key) ? `if(session_id = '', toString(${FILTER_COLUMNS[key]}), v_${key})` : FILTER_COLUMNS[key];
 }
@@ -109,7 +124,7 @@ export interface VisitSource {
 function visitSetSql(f: Filter, i: number, visits: VisitSource, params: Record<string, unknown>): string {
   const column = FILTER_COLUMNS[f.key];
   const folded = (windows: readonly Window[], prefix: string, more = '') =>
-    `SELECT session_id ${visitsAround(windows, params, prefix)} HAVING ${condition(f, i, `argMinMerge(${column})`, params, false)}${more}`;
+    `SELECT session_id ${visitsAround(windows, params, prefix)} HAVING ${condition(f, i, visitValue(f.key as VisitKey), params, false)}${more}`;
   if (!visits.plan) return folded([visits.range], 'v');
   const { range, plan } = visits;
   const edges = [{ start: range.start, end: range.start }, ...plan.rawWindows, { start: range.end, end: range.end }];
@@ -147,7 +162,7 @@ function visitFilterSql(filters: readonly Filter[], visits: VisitSource, params:
  */
 export function visitJoin(keys: readonly VisitKey[], windows: readonly Window[], params: Record<string, unknown>): string {
   if (keys.length === 0) return '';
-  const values = keys.map((k) => `argMinMerge(${FILTER_COLUMNS[k]}) AS v_${k}`).join(', ');
+  const values = keys.map((k) => `${visitValue(k)} AS v_${k}`).join(', ');
   return ` LEFT JOIN (SELECT session_id AS vsid, ${values} ${visitsAround(windows, params)}) AS visit ON visit.vsid = events.session_id`;
 }
 
@@ -210,17 +225,8 @@ function sessionDimensionColumn(d: Dimension | undefined): string | undefined {
       return `argMinMerge(entry_page) AS d_${d}`;
     case 'exit_page':
       return 'argMaxMerge(exit_page) AS d_exit_page';
-    case 'source':
-    case 'utm_source':
-    case 'utm_medium':
-    case 'utm_campaign':
-      return `argMinMerge(${d === 'source' ? 'source_name' : d}) AS d_${d}`;
-    case 'country':
-      return 'any(country_code) AS d_country';
-    case 'device':
-      return 'any(device_type) AS d_device';
     default:
-      return `any(${d}) AS d_${d}`;
+      return `${visitValue(d)} AS d_${d}`;
   }
 }
 
@@ -252,13 +258,12 @@ function eventFilterSql(filters: readonly Filter[], visits: VisitSource, params:
 }
 
 /**
- * Filter keys whose values closed days keep (the rollups' `attrs` and `s:attrs` rows, mixed_visits' `combos`),
- * in that order: questions filtered on these alone read closed days from those.
+ * Visit keys whose values closed days keep as one combination per visit (the rollups' `attrs` and `s:attrs`
+ * rows), in that order: questions filtered on these alone read closed days from those.
  */
 const ATTRIBUTE_KEYS: readonly Filter['key'][] = ['country', 'browser', 'os', 'device'];
-const attributeIndex = (key: Filter['key']) => ATTRIBUTE_KEYS.indexOf(key) + 1;
-/** The attributes as strings from `events`, in ATTRIBUTE_KEYS order (what the rollup job stores). */
-export const ATTRIBUTE_VALUES: readonly string[] = ATTRIBUTE_KEYS.map((key) => `toString(${FILTER_COLUMNS[key]})`);
+/** The attributes as strings over `events` joined with their visits (visitJoin), in ATTRIBUTE_KEYS order. */
+export const ATTRIBUTE_VALUES: readonly string[] = ATTRIBUTE_KEYS.map(eventColumn);
 /** The attribute rollup rows (`attrs`, `s:attrs`) matching the filters, by their columns a_<key>. */
 function attrsFilterSql(filters: readonly Filter[], params: Record<string, unknown>): string {
   return filterSql(filters, params, (key) => `a_${key}`);
@@ -303,7 +308,7 @@ function inWindows(column: string, windows: readonly Window[], params: Record<st
 
 /**
  * Under filters, session metrics count the sessions whose visit values match the visit-key filters and that
- * hold a pageview matching every other filter (pageviews carry all of a visit's fields).
+ * hold a pageview matching the page filters.
  */
 function sessionFilterSql(filters: readonly Filter[], windows: readonly Window[], visits: VisitSource, params: Record<string, unknown>): string {
   const byPageview = filters.some((f) => !isVisitKey(f.key))
@@ -419,25 +424,12 @@ function windowRows(columns: string, dim: string, plan: RollupPlan, run: string,
       WHERE ${windowSql(plan, run, params)} AND dim = ${bindDim(params, dim)}${onlyKeys('value', params)}${where}`;
 }
 
-/**
- * Session metrics of the plan's days for the visits holding a pageview that matches every filter: visits with
- * one combination of attributes from their rollup rows (`s:attrs`, or a run of its window), the others
- * one by one (mixed_visits).
- */
+/** Session metrics of the plan's days for the visits whose attributes match the filters (`s:attrs`, or a run of its window). */
 function filteredVisitRows(plan: RollupPlan, d: Dimension | undefined, filters: readonly Filter[], params: Record<string, unknown>, run: string | undefined): string {
   const columns = 'visits, bounces, duration_s, score_sum, 0 AS pvs, 0 AS evs';
-  const uniform = run !== undefined
+  return run !== undefined
     ? windowRows(columns, 's:attrs', plan, run, rollupKey(d), params, attrsFilterSql(filters, params))
     : rollupRows(columns, 's:attrs', plan, d, params, attrsFilterSql(filters, params));
-  if (!plan.mixedVisits) return uniform;
-  const inTuple = filterSql(filters, params, (key) => `tupleElement(t, ${attributeIndex(key)})`).replace(/^ AND /, '');
-  return `${uniform}
-      UNION ALL
-      SELECT ${rollupKey(d)} AS k, count() AS visits, countIf(bounce = 1) AS bounces, sum(duration_s) AS duration_s, toFloat64(sum(score)) AS score_sum,
-        0 AS pvs, 0 AS evs
-      FROM mixed_visits
-      WHERE website_id = {w:UUID} AND tz = {tz:String} AND ${rolledDaysSql(plan, params)} AND arrayExists(t -> ${inTuple}, combos)
-      GROUP BY k`;
 }
 
 /** One SELECT of a query's metrics: rows of a String `k` and the named numeric columns. */
@@ -476,8 +468,8 @@ async function runParts(clickhouse: ClickHouseClient, parts: readonly Part[]): P
 export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Promise<StatsRow[]> {
   if (q.keys && (q.dimension === undefined || q.dimension.startsWith('time:'))) throw new RangeError('keys need a breakdown dimension');
   const base = { w: q.websiteId, tz: q.timeZone, ...(q.keys ? { keys: q.keys } : {}) };
-  // Filtered on attributes alone, totals and day or month buckets read closed days from the `attrs` rollups
-  // and mixed_visits; any other filter reads the whole range raw.
+  // Filtered on attributes alone, totals and day or month buckets read closed days from the `attrs` rollups;
+  // any other filter reads the whole range raw.
   const filtered = q.filters.length > 0;
   const attributesOnly = filtered && q.filters.every((f) => ATTRIBUTE_KEYS.includes(f.key));
   const dims = !filtered
@@ -753,11 +745,11 @@ export async function listVisits(
   const columns = [
     SCORE_COLUMNS,
     'any(visitor_id) AS visitor',
-    'any(country_code) AS country',
+    `${visitValue('country')} AS country`,
     'any(city) AS town',
-    'any(device_type) AS device',
-    'any(browser) AS br',
-    'any(os) AS system',
+    `${visitValue('device')} AS device`,
+    `${visitValue('browser')} AS br`,
+    `${visitValue('os')} AS system`,
     'argMinMerge(entry_page) AS landing',
     'argMinMerge(referrer) AS ref',
   ].join(', ');

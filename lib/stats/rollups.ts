@@ -8,7 +8,7 @@
 // job rolls it up again. Visits still getting events after a day closes are counted as they stood then.
 import { selectRows, type ClickHouseClient } from '../clickhouse/client';
 import { renderClickHouseSql } from '../db/migrate';
-import { ATTRIBUTE_VALUES, customEventsJoin, EMPTY_SKETCH, eventColumn, SCORE_COLUMNS, sessionFold, T, VALUE_SCORE_SQL, VISIT_KEYS, visitJoin, type Window } from './query';
+import { ATTRIBUTE_VALUES, customEventsJoin, EMPTY_SKETCH, eventColumn, SCORE_COLUMNS, sessionFold, T, VALUE_SCORE_SQL, VISIT_KEYS, visitJoin, visitValue, type Window } from './query';
 import { addDays, daysBetween, formatDate, parseDate, startOfDay, today, type LocalDate } from './time';
 
 export const RAW_TAIL_MS = 26 * 3600_000;
@@ -43,11 +43,10 @@ export interface DayVersion {
   reach: number;
 }
 
-/** A website's computed days, and those of them holding mixed visits (YYYY-MM-DD). */
+/** A website's computed days (YYYY-MM-DD). */
 export interface RollupCoverage {
   first: LocalDate;
   last: LocalDate;
-  mixedDays: readonly string[];
   days: ReadonlyMap<string, DayVersion>;
   /** The newest version of any day: rows newer than it were written after this coverage was read. */
   newest: number;
@@ -68,8 +67,6 @@ export interface RollupPlan {
   newestInRange: number;
   /** What the raw tables still answer: the parts of the range outside the rolled-up days. */
   rawWindows: Window[];
-  /** Whether any of those days has visits in mixed_visits (most websites never do: a read saved). */
-  mixedVisits: boolean;
 }
 
 const later = (a: LocalDate, b: LocalDate) => (daysBetween(a, b) > 0 ? b : a);
@@ -107,10 +104,9 @@ async function cachedCoverage(clickhouse: ClickHouseClient, websiteId: string, t
 
 /** The computed days of a website in a time zone, when they form one unbroken run. */
 export async function rollupCoverage(clickhouse: ClickHouseClient, websiteId: string, timeZone: string): Promise<RollupCoverage | undefined> {
-  // A marker's `visits` counts its run's mixed visits of the day.
-  const rows = await selectRows<{ d: string; v: string; f: number; r: string; n: string; mixed: string }>(
+  const rows = await selectRows<{ d: string; v: string; f: number; r: string; n: string }>(
     clickhouse,
-    `SELECT toString(date) AS d, toString(max(version)) AS v, argMax(final, version) AS f, toString(argMax(reach, version)) AS r, count() AS n, max(visits) AS mixed
+    `SELECT toString(date) AS d, toString(max(version)) AS v, argMax(final, version) AS f, toString(argMax(reach, version)) AS r, count() AS n
      FROM daily_rollups_v2 WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = '_'
      GROUP BY date ORDER BY date`,
     { w: websiteId, tz: timeZone },
@@ -127,7 +123,7 @@ export async function rollupCoverage(clickhouse: ClickHouseClient, websiteId: st
     newest = Math.max(newest, version);
     oldest = Math.min(oldest, version);
   }
-  return { first, last, mixedDays: rows.filter((r) => Number(r.mixed) > 0).map((r) => r.d), days, newest, oldest };
+  return { first, last, days, newest, oldest };
 }
 
 /** A 15-minute bucket (UTC instant, ms) and the newest insert (store clock, ms) that marked it late. */
@@ -230,7 +226,6 @@ export async function rollupPlan(clickhouse: ClickHouseClient, websiteId: string
     newest: coverage.newest,
     newestInRange,
     rawWindows: rawWindows.filter((w) => w.end > w.start),
-    mixedVisits: coverage.mixedDays.some((d) => d >= firstDay && d <= lastDay && !stale.has(d)),
   };
 }
 
@@ -254,27 +249,26 @@ export function rolledDaysSql(plan: Pick<RollupPlan, 'firstDay' | 'lastDay' | 's
 
 const COLUMNS = 'website_id, tz, date, dim, value, visitors, visitors_n, pageviews, events, visits, bounces, duration_s, score_sum, scored, expire_at, version';
 /**
- * Event columns by which event metrics are rolled up ('' = totals; page counts pageviews only; `attrs` an
- * event's country, browser, os and device as one JSON array, also kept in the row's a_* columns for filters:
- * ATTRIBUTE_KEYS in query.ts; source and utm_* the event's visit's, through visitJoin). A function: query.ts, which
- * this module imports, imports this module too.
+ * Event columns by which event metrics are rolled up ('' = totals; page counts pageviews only; the visit keys
+ * the event's visit's values, through visitJoin; `attrs` the visit's country, browser, os and device as one
+ * JSON array, also kept in the row's a_* columns for filters: ATTRIBUTE_KEYS in query.ts). A function:
+ * query.ts, which this module imports, imports this module too.
  */
-const eventDims = () => `[('', ''), ('page', pathname), ('country', toString(country_code)), ('device', toString(device_type)),
-  ('browser', toString(browser)), ('os', toString(os)), ${VISIT_KEYS.map((k) => `('${k}', ${eventColumn(k)})`).join(', ')},
+const eventDims = () => `[('', ''), ('page', pathname), ${VISIT_KEYS.map((k) => `('${k}', ${eventColumn(k)})`).join(', ')},
   ('attrs', toJSONString([${ATTRIBUTE_VALUES.join(', ')}]))]`;
-/** A visit's values by which session metrics are rolled up (the same expressions the query model folds). */
-/** A visit's source and UTM values (visit_values' columns, the `s:source` … dimensions). */
-const VISIT_VALUES = 'argMinMerge(source_name) AS src, argMinMerge(utm_source) AS us, argMinMerge(utm_medium) AS um, argMinMerge(utm_campaign) AS uc';
-const SESSION_VALUES = `argMinMerge(entry_page) AS entry, argMaxMerge(exit_page) AS exit_, any(country_code) AS country, any(device_type) AS device,
-  any(browser) AS br, any(os) AS os_, ${VISIT_VALUES}, any(visitor_id) AS visitor, max(expire_at) AS exp`;
-const SESSION_DIMS = `[('s:', ''), ('s:entry_page', entry), ('s:exit_page', exit_), ('s:country', toString(country)), ('s:device', toString(device)),
-  ('s:browser', toString(br)), ('s:os', toString(os_)), ('s:source', src), ('s:utm_source', us), ('s:utm_medium', um), ('s:utm_campaign', uc)]`;
+/** A visit's values (visit_values' columns, the `s:…` dimensions), the same expressions the query model folds. */
+const VISIT_VALUES = () => `${visitValue('source')} AS src, ${visitValue('utm_source')} AS us, ${visitValue('utm_medium')} AS um, ${visitValue('utm_campaign')} AS uc,
+  ${visitValue('country')} AS country, ${visitValue('device')} AS device, ${visitValue('browser')} AS br, ${visitValue('os')} AS os_`;
+const SESSION_VALUES = () => `argMinMerge(entry_page) AS entry, argMaxMerge(exit_page) AS exit_, ${VISIT_VALUES()}, any(visitor_id) AS visitor, max(expire_at) AS exp`;
+const SESSION_DIMS = `[('s:', ''), ('s:entry_page', entry), ('s:exit_page', exit_), ('s:country', country), ('s:device', device),
+  ('s:browser', br), ('s:os', os_), ('s:source', src), ('s:utm_source', us), ('s:utm_medium', um), ('s:utm_campaign', uc)]`;
 /**
- * What rows of daily_rollups_v2 mean (migration 014: visit-level source and UTM values, entry/exit `events`);
+ * What rows of daily_rollups_v2 mean (migration 014: visit-level source and UTM values, entry/exit `events`;
+ * 016: visit-level country, browser, device and OS);
  * the table refuses other values, so a job of an older version still running refuses to write rows of the old
  * meaning instead of leaving days that would never be computed again.
  */
-const ROLLUP_FORMAT = 2;
+const ROLLUP_FORMAT = 3;
 /** Markers outlive any plan's retention: a day's marker only says the day was computed. */
 const MARKER_TTL_DAYS = 1830;
 
@@ -284,7 +278,7 @@ async function storeNow(clickhouse: ClickHouseClient): Promise<number> {
   return Number(row.t);
 }
 
-const VERSIONED_TABLES = ['daily_rollups_v2', 'mixed_visits', 'visit_values'] as const;
+const VERSIONED_TABLES = ['daily_rollups_v2', 'visit_values'] as const;
 
 /** Deletes a website's rows of days [first, last] (in its time zone) matching a condition on date and version. */
 async function deleteRows(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: string, last: string, condition: string, params: Record<string, unknown>) {
@@ -343,7 +337,7 @@ export async function computeRollups(
   const visits = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(s, {tz:String})', 'd.1', 'd.2', "uniqStateIf(visitor, visitor != '')",
     "uniqIf(visitor, visitor != '')", 'sum(pv)', 'sum(pv + ce)', 'count()', 'countIf(pv = 1 AND it = 0)', "toUInt64(sum(dateDiff('second', s, e)))",
     `toFloat64(sum(${VALUE_SCORE_SQL}))`, 'count()', 'max(exp)', '{version:UInt64}', ...NONE])}
-      FROM (${sessionFold(`${SCORE_COLUMNS}, ${SESSION_VALUES}`, [], [window], params)}) AS f${customEventsJoin([window], params)} ARRAY JOIN ${SESSION_DIMS} AS d
+      FROM (${sessionFold(`${SCORE_COLUMNS}, ${SESSION_VALUES()}`, [], [window], params)}) AS f${customEventsJoin([window], params)} ARRAY JOIN ${SESSION_DIMS} AS d
       GROUP BY c2, c3, c4`;
   // A visit counts for every page it viewed, up to a day after its day (it may run on past midnight).
   const pageScores = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(f.s, {tz:String})', "'page_scores'", 'page', EMPTY_SKETCH, '0', '0', '0', '0', '0', '0',
@@ -356,34 +350,19 @@ export async function computeRollups(
       INNER JOIN (${sessionFold(`${SCORE_COLUMNS}, max(expire_at) AS exp`, [], [window], params)}) AS f ON f.session_id = v.session_id
       ARRAY JOIN v.pages AS page
       GROUP BY c2, c4`;
-  // Visits with the distinct attribute combinations of their pageviews (read as far as the raw fold reads
-  // them), those with one (`= 1`) or several (`> 1`); a visit without pageviews matches no filter.
-  const withCombos = (count: string) => `FROM (${sessionFold(`${SCORE_COLUMNS}, max(expire_at) AS exp`, [], [window], params)}) AS f
-      INNER JOIN (
-        SELECT session_id, groupUniqArray((${ATTRIBUTE_VALUES.join(', ')})) AS combos FROM events
-        WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} + INTERVAL 1 DAY AND type = 'pageview' AND session_id != ''
-        GROUP BY session_id
-        HAVING length(combos) ${count}
-      ) AS c ON c.session_id = f.session_id`;
-  const combo = [1, 2, 3, 4].map((i) => `tupleElement(c.combos[1], ${i})`);
-  const uniformVisits = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(f.s, {tz:String})', "'s:attrs'", `toJSONString([${combo.join(', ')}])`, EMPTY_SKETCH,
-    '0', '0', '0', 'count()', 'countIf(f.pv = 1 AND f.it = 0)', "toUInt64(sum(dateDiff('second', f.s, f.e)))", `toFloat64(sum(${VALUE_SCORE_SQL}))`,
-    'count()', 'max(f.exp)', '{version:UInt64}', ...combo.map((c) => `any(${c})`)])}
-      ${withCombos('= 1')}
+  // Visits by their combination of attributes, for filters on them alone (a visit without pageviews is not one).
+  const attrVisits = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(s, {tz:String})', "'s:attrs'", 'toJSONString([country, br, os_, device])', EMPTY_SKETCH,
+    '0', '0', '0', 'count()', 'countIf(pv = 1 AND it = 0)', "toUInt64(sum(dateDiff('second', s, e)))", `toFloat64(sum(${VALUE_SCORE_SQL}))`,
+    'count()', 'max(exp)', '{version:UInt64}', 'any(country)', 'any(br)', 'any(os_)', 'any(device)'])}
+      FROM (${sessionFold(`${SCORE_COLUMNS}, ${VISIT_VALUES()}, max(expire_at) AS exp`, [], [window], params)})
       GROUP BY c2, c4`;
-  await clickhouse.command({
-    query: `INSERT INTO mixed_visits (website_id, tz, date, session_id, duration_s, bounce, score, combos, expire_at, version)
-      SELECT {w:UUID}, {tz:String}, toDate(f.s, {tz:String}), f.session_id, dateDiff('second', f.s, f.e), f.pv = 1 AND f.it = 0,
-        ${VALUE_SCORE_SQL}, c.combos, f.exp, {version:UInt64}
-      ${withCombos('> 1')}`,
-    query_params: params,
-  });
   // Every session begun on the day with its visit values ('' without a pageview), for visit-key filters.
   await clickhouse.command({
-    query: `INSERT INTO visit_values (website_id, tz, date, session_id, source_name, utm_source, utm_medium, utm_campaign, expire_at, version)
-      SELECT {w:UUID}, {tz:String}, toDate(s, {tz:String}), session_id, src, us, um, uc, exp, {version:UInt64}
+    query: `INSERT INTO visit_values (website_id, tz, date, session_id, source_name, utm_source, utm_medium, utm_campaign, country_code, browser,
+        device_type, os, expire_at, version)
+      SELECT {w:UUID}, {tz:String}, toDate(s, {tz:String}), session_id, src, us, um, uc, country, br, device, os_, exp, {version:UInt64}
       FROM (
-        SELECT session_id, min(start_ts) AS s, ${VISIT_VALUES}, max(expire_at) AS exp
+        SELECT session_id, min(start_ts) AS s, ${VISIT_VALUES()}, max(expire_at) AS exp
         FROM sessions
         WHERE website_id = {w:UUID} AND start_ts >= {a:${T}} - INTERVAL 1 DAY AND start_ts < {b:${T}} + INTERVAL 1 DAY
         GROUP BY session_id
@@ -394,23 +373,17 @@ export async function computeRollups(
   await clickhouse.command({
     query: `INSERT INTO daily_rollups_v2 (${COLUMNS}, a_country, a_browser, a_os, a_device, format)
       SELECT *, ${ROLLUP_FORMAT} FROM (
-      ${[events, visits, pageScores, uniformVisits].join('\n      UNION ALL\n      ')}
+      ${[events, visits, pageScores, attrVisits].join('\n      UNION ALL\n      ')}
       )`,
     query_params: params,
   });
-  // Markers last: a day's version counts only once all its rows are in. A marker's `visits` counts the
-  // day's mixed visits, so that filtered reads skip mixed_visits for ranges without any.
+  // Markers last: a day's version counts only once all its rows are in.
   await clickhouse.command({
     query: `INSERT INTO daily_rollups_v2 (${COLUMNS}, final, reach, format)
-      SELECT {w:UUID}, {tz:String}, d.day, '_', '', ${EMPTY_SKETCH}, 0, 0, 0, m.n, 0, 0, 0, 0, toDateTime(addDays(d.day, ${MARKER_TTL_DAYS})),
-        {version:UInt64}, {final:UInt8}, {reach:UInt64}, ${ROLLUP_FORMAT}
-      FROM (SELECT addDays({first:Date}, number) AS day FROM numbers({n:UInt32})) AS d
-      LEFT JOIN (
-        SELECT date, count() AS n FROM mixed_visits
-        WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date} AND version = {version:UInt64}
-        GROUP BY date
-      ) AS m ON m.date = d.day`,
-    query_params: { w: websiteId, tz: timeZone, first: firstDay, last: lastDay, n: daysBetween(first, last) + 1, version, final: opts.final ? 1 : 0, reach: opts.reach ?? 0 },
+      SELECT {w:UUID}, {tz:String}, addDays({first:Date}, number), '_', '', ${EMPTY_SKETCH}, 0, 0, 0, 0, 0, 0, 0, 0,
+        toDateTime(addDays(addDays({first:Date}, number), ${MARKER_TTL_DAYS})), {version:UInt64}, {final:UInt8}, {reach:UInt64}, ${ROLLUP_FORMAT}
+      FROM numbers({n:UInt32})`,
+    query_params: { first: firstDay, n: daysBetween(first, last) + 1, ...base, final: opts.final ? 1 : 0, reach: opts.reach ?? 0 },
   });
   return version;
 }
@@ -639,7 +612,7 @@ export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: st
 }
 
 /** The rollup tables a read pays per part of (see sql/clickhouse/010_rollup_compaction.sql). */
-const COMPACTED_TABLES = ['daily_rollups_v2', 'window_rollups_v2', 'window_visits', 'mixed_visits', 'visit_values'] as const;
+const COMPACTED_TABLES = ['daily_rollups_v2', 'window_rollups_v2', 'window_visits', 'visit_values'] as const;
 
 /**
  * Merges every rollup table into one part per partition now, instead of within hours: for a backfill
