@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
 import { apiKeyView, createApiKey, getTeamApiKey, listApiKeys, revokeApiKey } from '../../lib/accounts/apiKeys';
-import { apiKeyActivity } from '../../lib/stats/apiKeyActivity';
+import { apiKeyActivity } from '../../lib/stats/reads/apiKeyActivity';
 import { listMembers, memberView } from '../../lib/accounts/members';
 import { createApiKeyBody } from '../../lib/accounts/schemas';
 import { countActiveMembers, countWebsites, hasRole, planLimits, requireTeamRole } from '../../lib/accounts/teams';

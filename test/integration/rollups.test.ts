@@ -9,12 +9,14 @@ import { dedupToken, insertEventRows } from '../../lib/ingest/chWriter';
 import { packEvents, type EventRow } from '../../lib/ingest/rows';
 import { createLogger } from '../../lib/log';
 import { analyticsOverview, topPages } from '../../lib/external/analytics';
-import { runEventBreakdowns, runStats, type Dimension, type ModelMetric, type StatsRow } from '../../lib/stats/query';
+import type { Dimension, ModelMetric, StatsRow } from '../../lib/stats/model';
+import { rollupPlan, runEventBreakdowns, runStats } from '../../lib/stats/run';
 import type { Filter } from '../../lib/stats/params';
-import {
-  computeRollups, computeWindow, COVERAGE_MEMORY_MS, dropSuperseded, IDLE_MS, lastClosedDay, MARK_MARGIN_MS, MARKS_MEMORY_MS, RAW_TAIL_MS, rollupCoverage, rollupPlan, rollUpWebsite,
-  SETTLE_MS, staleDays, windowRun,
-} from '../../lib/stats/rollups';
+import { computeRollups } from '../../jobs/rollups/compute';
+import { dropSuperseded } from '../../jobs/rollups/versions';
+import { lastClosedDay, rollUpWebsite } from '../../jobs/rollups/website';
+import { computeWindow } from '../../jobs/rollups/windows';
+import { COVERAGE_MEMORY_MS, IDLE_MS, MARK_MARGIN_MS, MARKS_MEMORY_MS, RAW_TAIL_MS, rollupCoverage, SETTLE_MS, staleDays, windowRun } from '../../lib/stats/coverage';
 import { addDays, formatDate, parseDate, startOfDay, today } from '../../lib/stats/time';
 import { createWebsite, registerUser } from '../helpers/accounts';
 import { createTestContext, type TestContext } from '../helpers/context';

@@ -1,7 +1,8 @@
 // External API v1, read side (spec "External API"): thin handlers — parse the query with the schemas the
 // OpenAPI document is generated from, check the key may see the website, call lib, answer in the envelope.
 import { Router, type Request, type Response } from 'express';
-import { listWebsitesForTeam, websiteDetail, websiteForApiKey, websiteSummary } from '../../../lib/accounts/websites';
+import { websiteForApiKey } from '../../../lib/accounts/apiKeys';
+import { listWebsitesForTeam, websiteDetail, websiteSummary } from '../../../lib/accounts/websites';
 import { listErrorGroups } from '../../../lib/errorGroups';
 import { analyticsOverview, chooseRange, technology, topCountries, topPages, visitorList } from '../../../lib/external/analytics';
 import {
@@ -14,7 +15,8 @@ import {
 } from '../../../lib/external/schemas';
 import { usageReport } from '../../../lib/external/usage';
 import { realtimeSnapshot } from '../../../lib/realtime/presence';
-import { heatmapPages, replaySessions } from '../../../lib/stats/browserReads';
+import { heatmapPages } from '../../../lib/stats/reads/heatmapPages';
+import { replaySessions } from '../../../lib/stats/reads/replaySessions';
 import type { AppDeps } from '../../deps';
 import { apiKey } from '../../middleware/auth';
 import { sendData } from '../../middleware/envelope';

@@ -1,7 +1,7 @@
 // Stats API: GET /api/external/v1/stats/{aggregate,timeseries,breakdown} (spec "Stats API") and the v2 it
 // announces under /api/external/v2/stats (every metric under any filter, JSON filters, more breakdowns, compare).
 import { Router, type Request, type Response } from 'express';
-import { websiteForApiKey } from '../../../lib/accounts/websites';
+import { websiteForApiKey } from '../../../lib/accounts/apiKeys';
 import { HttpError } from '../../../lib/errors';
 import { statsResponse } from '../../../lib/stats/api';
 import { parseStatsParams, type StatsEndpoint, type StatsVersion } from '../../../lib/stats/params';
