@@ -126,21 +126,25 @@ function rollupDims(q: Pick<StatsQuery, 'filters' | 'dimension'>): RollupDims | 
 }
 
 /**
- * Where a read of a range finds its sessions' visit values for visit-key filters (sql/visits.ts): the
- * rolled-up days from `visit_values` (the rollup job keeps each day's), and the sessions around the rest of
- * the range (its raw windows and its two edges, each widened by a day) folded from `sessions`; without
- * rolled-up days, the sessions around the range.
+ * Where a read finds its sessions' visit values for visit-key filters (sql/visits.ts): the sessions begun on
+ * `days` from `visit_values` (the rollup job keeps each day's), the others around `around` (each window
+ * widened by a day) folded from `sessions`.
  */
 export interface VisitSource {
-  range: Window;
-  /** The rolled-up days, whose sessions' values visit_values keeps (when the query filters on a visit key). */
+  around: readonly Window[];
   days?: RollupPlan;
 }
 
-/** A query's VisitSource. */
+/**
+ * The VisitSource of a read of a whole range: a visit-key filter over rolled-up days reads their sessions'
+ * values from visit_values, and folds the sessions around the rest of the range (its raw windows and its two
+ * edges); otherwise the sessions around the range.
+ */
 export function visitSource(q: RangeQuery, facts: CoverageFacts): VisitSource {
   const range = { start: q.start, end: q.end };
-  return q.filters.some((f) => isVisitKey(f.key)) ? { range, days: planDays(q, facts) } : { range };
+  const days = q.filters.some((f) => isVisitKey(f.key)) ? planDays(q, facts) : undefined;
+  if (!days) return { around: [range] };
+  return { around: [{ start: range.start, end: range.start }, ...days.rawWindows, { start: range.end, end: range.end }], days };
 }
 
 const timeDimension = (q: Pick<StatsQuery, 'dimension'>) => q.dimension?.startsWith('time:') === true;
@@ -213,7 +217,9 @@ export function planStats(q: StatsQuery, facts: CoverageFacts): StatsPlan {
   const byDay = q.dimension === 'time:day';
   const run = days && factsNeeded(q).window ? facts.windowRun : undefined;
   const windowSums = (dim: string) => run !== undefined && !timeDimension(q) && windowSumsServe(days!) && !WINDOW_DIMS_EXCLUDED.includes(dim);
-  const plan: StatsPlan = { days, dims, raw, run, visits: visitSource(q, facts) };
+  // Rolled-up days read from rollups, the raw windows' events and sessions have visits begun around them.
+  const visits = days ? { around: raw } : visitSource(q, facts);
+  const plan: StatsPlan = { days, dims, raw, run, visits };
 
   if (!bySessions(q) && q.metrics.some((m) => EVENT_METRICS.includes(m))) {
     const sums = dims !== undefined && windowSums(dims.events);
@@ -254,11 +260,6 @@ export interface EventBreakdownsPlan {
 export function planEventBreakdowns(q: RangeQuery, facts: CoverageFacts): EventBreakdownsPlan {
   const days = q.filters.length === 0 ? planDays(q, facts) : undefined;
   const run = days ? facts.windowRun : undefined;
-  return {
-    days,
-    raw: days ? days.rawWindows : [{ start: q.start, end: q.end }],
-    run,
-    sums: run !== undefined && windowSumsServe(days!),
-    visits: visitSource(q, facts),
-  };
+  const raw = days ? days.rawWindows : [{ start: q.start, end: q.end }];
+  return { days, raw, run, sums: run !== undefined && windowSumsServe(days!), visits: days ? { around: raw } : visitSource(q, facts) };
 }

@@ -28,7 +28,8 @@ const iso = (ms: number) => (ms % 86_400_000 === 0 ? new Date(ms).toISOString().
 function describePlan(p: StatsPlan): string {
   const days = p.days ? `${p.days.firstDay}..${p.days.lastDay}${p.days.skipDays.length ? ` skip ${p.days.skipDays.join(',')}` : ''}` : '-';
   const raw = p.raw.map((w) => `${iso(w.start)}..${iso(w.end)}`).join(',') || '-';
-  const visits = p.visits.days ? `visit_values ${p.visits.days.firstDay}..${p.visits.days.lastDay}` : 'folded';
+  const around = p.visits.around.map((w) => `${iso(w.start)}..${iso(w.end)}`).join(',') || '-';
+  const visits = p.visits.days ? `visits visit_values ${p.visits.days.firstDay}..${p.visits.days.lastDay} + around ${around}` : `visits around ${around}`;
   const events = p.events
     ? [
         p.events.daily ? `daily(${p.events.daily})` : '',
@@ -68,84 +69,89 @@ const plan = (c: Case) => {
 
 describe('planStats', () => {
   it.each<[string, Case, string]>([
-    ['no rollups: everything raw', { facts: {} }, 'rollups - | raw 2026-03-02..2026-03-09 | folded | events raw(direct) | sessions raw | scores -'],
-    ['rolled-up days: daily rows only', { facts: { coverage: MARCH } }, 'rollups 2026-03-02..2026-03-08 | raw - | folded | events daily(sketches) | sessions daily | scores -'],
+    ['no rollups: everything raw', { facts: {} }, 'rollups - | raw 2026-03-02..2026-03-09 | visits around 2026-03-02..2026-03-09 | events raw(direct) | sessions raw | scores -'],
+    ['rolled-up days: daily rows only', { facts: { coverage: MARCH } }, 'rollups 2026-03-02..2026-03-08 | raw - | visits around - | events daily(sketches) | sessions daily | scores -'],
     [
       'a range past the rolled-up days: daily rows and the raw tail',
       { facts: { coverage: MARCH }, range: [day('2026-03-08'), day('2026-03-13')] },
-      'rollups 2026-03-08..2026-03-10 | raw 2026-03-11..2026-03-13 | folded | events daily(sketches)+raw | sessions daily+raw | scores -',
+      'rollups 2026-03-08..2026-03-10 | raw 2026-03-11..2026-03-13 | visits around 2026-03-11..2026-03-13 | events daily(sketches)+raw | sessions daily+raw | scores -',
     ],
     [
       'a range not of whole days (24h): raw',
       { facts: { coverage: MARCH }, range: [day('2026-03-05') + 3600_000, day('2026-03-06') + 3600_000] },
-      'rollups - | raw 2026-03-05T01:00..2026-03-06T01:00 | folded | events raw(direct) | sessions raw | scores -',
+      'rollups - | raw 2026-03-05T01:00..2026-03-06T01:00 | visits around 2026-03-05T01:00..2026-03-06T01:00 | events raw(direct) | sessions raw | scores -',
     ],
-    ['by hour: raw', { facts: { coverage: MARCH }, dimension: 'time:hour' }, 'rollups - | raw 2026-03-02..2026-03-09 | folded | events raw(direct) | sessions raw | scores -'],
+    ['by hour: raw', { facts: { coverage: MARCH }, dimension: 'time:hour' }, 'rollups - | raw 2026-03-02..2026-03-09 | visits around 2026-03-02..2026-03-09 | events raw(direct) | sessions raw | scores -'],
     [
       'a stale day: read raw between rolled-up days',
       { facts: { coverage: MARCH, marks: [lateOn('2026-03-05')] } },
-      'rollups 2026-03-02..2026-03-08 skip 2026-03-05 | raw 2026-03-05..2026-03-06 | folded | events daily(sketches)+raw | sessions daily+raw | scores -',
+      'rollups 2026-03-02..2026-03-08 skip 2026-03-05 | raw 2026-03-05..2026-03-06 | visits around 2026-03-05..2026-03-06 | events daily(sketches)+raw | sessions daily+raw | scores -',
     ],
     [
       'a stale first day: the rolled-up days start after it',
       { facts: { coverage: MARCH, marks: [lateOn('2026-03-02')] } },
-      'rollups 2026-03-03..2026-03-08 | raw 2026-03-02..2026-03-03 | folded | events daily(sketches)+raw | sessions daily+raw | scores -',
+      'rollups 2026-03-03..2026-03-08 | raw 2026-03-02..2026-03-03 | visits around 2026-03-02..2026-03-03 | events daily(sketches)+raw | sessions daily+raw | scores -',
     ],
     [
-      'filtered on attributes alone: the attrs rollups, visits of matching combinations',
+      'filtered on attributes alone: the attrs rollups, visits of matching combinations, no session sets',
       { facts: { coverage: MARCH }, filters: [country] },
-      'rollups 2026-03-02..2026-03-08 | raw - | visit_values 2026-03-02..2026-03-08 | events daily(sketches) | sessions daily(attrs) | scores -',
+      'rollups 2026-03-02..2026-03-08 | raw - | visits around - | events daily(sketches) | sessions daily(attrs) | scores -',
     ],
     [
       'filtered on attributes by day: the days’ own visitor counts cannot serve (several attrs rows a day)',
       { facts: { coverage: MARCH }, filters: [country], dimension: 'time:day' },
-      'rollups 2026-03-02..2026-03-08 | raw - | visit_values 2026-03-02..2026-03-08 | events daily(sketches) | sessions daily(attrs) | scores -',
+      'rollups 2026-03-02..2026-03-08 | raw - | visits around - | events daily(sketches) | sessions daily(attrs) | scores -',
     ],
     [
-      'filtered on source: raw, its visits of rolled-up days from visit_values',
+      'filtered on attributes past the rolled-up days: session sets of the raw tail only',
+      { facts: { coverage: MARCH }, filters: [country], range: [day('2026-03-08'), day('2026-03-13')] },
+      'rollups 2026-03-08..2026-03-10 | raw 2026-03-11..2026-03-13 | visits around 2026-03-11..2026-03-13 | events daily(sketches)+raw | sessions daily(attrs)+raw | scores -',
+    ],
+    [
+      'filtered on source: raw, the sessions of rolled-up days from visit_values, the edges folded',
       { facts: { coverage: MARCH }, filters: [source] },
-      'rollups - | raw 2026-03-02..2026-03-09 | visit_values 2026-03-02..2026-03-08 | events raw(direct) | sessions raw | scores -',
+      'rollups - | raw 2026-03-02..2026-03-09 | visits visit_values 2026-03-02..2026-03-08 + around 2026-03-02..2026-03-02,2026-03-09..2026-03-09 | events raw(direct) | sessions raw | scores -',
     ],
     [
       'filtered on an attribute with a breakdown: raw',
       { facts: { coverage: MARCH }, filters: [country], dimension: 'browser' },
-      'rollups - | raw 2026-03-02..2026-03-09 | visit_values 2026-03-02..2026-03-08 | events raw(direct) | sessions raw | scores -',
+      'rollups - | raw 2026-03-02..2026-03-09 | visits visit_values 2026-03-02..2026-03-08 + around 2026-03-02..2026-03-02,2026-03-09..2026-03-09 | events raw(direct) | sessions raw | scores -',
     ],
-    ['filtered on the page: raw, no visit values', { facts: { coverage: MARCH }, filters: [page] }, 'rollups - | raw 2026-03-02..2026-03-09 | folded | events raw(direct) | sessions raw | scores -'],
+    ['filtered on the page: raw', { facts: { coverage: MARCH }, filters: [page] }, 'rollups - | raw 2026-03-02..2026-03-09 | visits around 2026-03-02..2026-03-09 | events raw(direct) | sessions raw | scores -'],
     [
       'a breakdown with a kept window: its sketches and sums',
       { facts: { coverage: MARCH, windowRun: '7' }, dimension: 'country' },
-      'rollups 2026-03-02..2026-03-08 | raw - | folded | events window(visitors,sums) | sessions window | scores -',
+      'rollups 2026-03-02..2026-03-08 | raw - | visits around - | events window(visitors,sums) | sessions window | scores -',
     ],
     [
       'a window over a stale day: its sketches, the other days’ daily sums',
       { facts: { coverage: MARCH, marks: [lateOn('2026-03-05')], windowRun: '7' }, dimension: 'country' },
-      'rollups 2026-03-02..2026-03-08 skip 2026-03-05 | raw 2026-03-05..2026-03-06 | folded | events daily(no visitors)+raw+window(visitors) | sessions daily+raw | scores -',
+      'rollups 2026-03-02..2026-03-08 skip 2026-03-05 | raw 2026-03-05..2026-03-06 | visits around 2026-03-05..2026-03-06 | events daily(no visitors)+raw+window(visitors) | sessions daily+raw | scores -',
     ],
     [
       'by day with a total and a window: the window for the total, the days’ own counts',
       { facts: { coverage: MARCH, windowRun: '7' }, dimension: 'time:day', total: true },
-      'rollups 2026-03-02..2026-03-08 | raw - | folded | events daily(day counts)+window(visitors,total only) | sessions daily | scores -',
+      'rollups 2026-03-02..2026-03-08 | raw - | visits around - | events daily(day counts)+window(visitors,total only) | sessions daily | scores -',
     ],
     [
       'by day without a total: the days’ own counts, no window',
       { facts: { coverage: MARCH, windowRun: '7' }, dimension: 'time:day' },
-      'rollups 2026-03-02..2026-03-08 | raw - | folded | events daily(day counts) | sessions daily | scores -',
+      'rollups 2026-03-02..2026-03-08 | raw - | visits around - | events daily(day counts) | sessions daily | scores -',
     ],
     [
       'by entry page: visits only, no window sums for it',
       { facts: { coverage: MARCH, windowRun: '7' }, dimension: 'entry_page' },
-      'rollups 2026-03-02..2026-03-08 | raw - | folded | events - | sessions daily | scores -',
+      'rollups 2026-03-02..2026-03-08 | raw - | visits around - | events - | sessions daily | scores -',
     ],
     [
       'value scores by page: every page a visit viewed',
       { facts: { coverage: MARCH }, dimension: 'page', metrics: ['pageviews', 'value_score'], range: [day('2026-03-08'), day('2026-03-12')] },
-      'rollups 2026-03-08..2026-03-10 | raw 2026-03-11..2026-03-12 | folded | events daily(no visitors)+raw | sessions - | scores daily+raw',
+      'rollups 2026-03-08..2026-03-10 | raw 2026-03-11..2026-03-12 | visits around 2026-03-11..2026-03-12 | events daily(no visitors)+raw | sessions - | scores daily+raw',
     ],
     [
       'pageviews alone: no visitor sketches read',
       { facts: { coverage: MARCH, windowRun: '7' }, metrics: ['pageviews'] },
-      'rollups 2026-03-02..2026-03-08 | raw - | folded | events window(sums) | sessions - | scores -',
+      'rollups 2026-03-02..2026-03-08 | raw - | visits around - | events window(sums) | sessions - | scores -',
     ],
   ])('%s', (_name, c, expected) => {
     expect(plan(c)).toBe(expected);

@@ -45,9 +45,8 @@ function visitSetSql(f: Filter, i: number, visits: VisitSource, params: Record<s
   const column = FILTER_COLUMNS[f.key];
   const folded = (windows: readonly Window[], prefix: string, more = '') =>
     `SELECT session_id ${visitsAround(windows, params, prefix)} HAVING ${condition(f, i, visitValue(f.key as VisitKey), params, false)}${more}`;
-  if (!visits.days) return folded([visits.range], 'v');
-  const { range, days: plan } = visits;
-  const edges = [{ start: range.start, end: range.start }, ...plan.rawWindows, { start: range.end, end: range.end }];
+  if (!visits.days) return folded(visits.around, 'v');
+  const plan = visits.days;
   const rolled = `SELECT session_id FROM visit_values
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND ${rolledDaysSql(plan, params)} AND ${condition(f, i, column, params, false)}`;
   // The fold skips sessions begun on a rolled day (visit_values has them whole; a window's edge inside a
@@ -56,7 +55,7 @@ function visitSetSql(f: Filter, i: number, visits: VisitSource, params: Record<s
   const notRolled = ` AND (${start} < {rlo:Date} OR ${start} > {rhi:Date}${plan.skipDays.length ? ` OR ${start} IN {rskip:Array(Date)}` : ''})`;
   return `${rolled}
       UNION ALL
-      ${folded(edges, 'v', notRolled)}`;
+      ${folded(visits.around, 'v', notRolled)}`;
 }
 
 /** Whether a row's session_id is one that visit-key filter i selects. */
@@ -131,7 +130,7 @@ export function sessionFold(
   filters: readonly Filter[],
   windows: readonly Window[],
   params: Record<string, unknown>,
-  visits: VisitSource = { range: windows[0] },
+  visits: VisitSource = { around: windows },
 ): string {
   return `SELECT session_id, min(start_ts) AS s, max(end_ts) AS e, sum(pageviews) AS pv, sum(interactions) AS it${columns ? `, ${columns}` : ''}
         FROM sessions
