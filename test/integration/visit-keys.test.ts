@@ -153,6 +153,15 @@ describe.each([
     }
   });
 
+  it('several visit-key filters select the visits whose values satisfy all of them', async () => {
+    const visitors = async (filters: Filter[]) => (await total(filters)).visitors ?? 0;
+    const both = (a: Filter[], b: Filter[]) => [...a, ...b];
+    expect(await visitors(both(filter('country', 'is', 'DE'), filter('browser', 'is', 'Chrome')))).toBe(2); // V1, V3
+    // V4 by its own values (US, no browser), V5 without visit values; not V1 (its browserless event) nor V2 (its FR Safari pageview).
+    expect(await visitors(both(filter('country', 'is_not', 'DE'), filter('browser', 'is_not', 'Firefox')))).toBe(2);
+    expect(await visitors(both(filter('country', 'is', ''), filter('source', 'is_not', 'Google')))).toBe(1); // V5
+  });
+
   it.each(KEYS)('a breakdown by %s and its filters add up', async (key) => {
     expect(await disagreements(key)).toEqual([]);
   });
