@@ -5,7 +5,7 @@
 import type { ClickHouseClient } from '../clickhouse/client';
 import { bucketLabels, resolveRange } from '../stats/period';
 import type { StatsRow } from '../stats/model';
-import { listVisits } from '../stats/reads/visits';
+import { listVisits } from '../stats/reads/visitList';
 import { byMetricDesc, runEventBreakdowns, runStats } from '../stats/run';
 import { parseDate, startOfDay } from '../stats/time';
 import type { AnalyticsData, CountriesData, PagesData, RangeName, TechnologyData, VisitorsData } from './schemas';

@@ -1,6 +1,6 @@
 // Visit keys in SQL: a visit's values folded from `sessions` (or, for rolled-up days, read from
-// visit_values), joined onto its events, and the sets of sessions a visit-key filter selects; the fold of
-// session parts into whole sessions that session metrics and the rollup job read.
+// visit_values), joined onto its events, and the set of sessions a query's visit-key filters select; the fold
+// of session parts into whole sessions that session metrics and the rollup job read.
 import { isVisitKey, VISIT_KEYS, type VisitKey, type Window } from '../model';
 import type { Filter } from '../params';
 import { ATTRIBUTE_KEYS, type VisitSource } from '../plan';
