@@ -2,9 +2,8 @@
 // landed on, then superseded versions dropped and merged windows kept (lib/stats/coverage.ts says when).
 import { selectRows, type ClickHouseClient } from '../../lib/clickhouse/client';
 import { IDLE_MS, lateMarks, MARK_MARGIN_MS, marksSince, RAW_TAIL_MS, rollupCoverage, SETTLE_MS, staleDays } from '../../lib/stats/coverage';
-import { earlierDate } from '../../lib/stats/plan';
 import { sessionFold } from '../../lib/stats/sql/visits';
-import { addDays, daysBetween, parseDate, startOfDay, today, type LocalDate } from '../../lib/stats/time';
+import { addDays, daysBetween, earlierDate, parseDate, startOfDay, today, type LocalDate } from '../../lib/stats/time';
 import { computeRollups } from './compute';
 import { dropSuperseded, storeNow } from './versions';
 import { ensureWindows } from './windows';

@@ -2,10 +2,9 @@
 // value (visitor sketches and sums), which readers take for a range total or breakdown over those days.
 import { selectRows, type ClickHouseClient } from '../../lib/clickhouse/client';
 import { windowRun, WINDOW_DIMS_EXCLUDED, type RollupCoverage } from '../../lib/stats/coverage';
-import { laterDate } from '../../lib/stats/plan';
 import { EMPTY_SKETCH } from '../../lib/stats/sql/fragments';
 import { rolledDaysSql } from '../../lib/stats/sql/rollupRows';
-import { addDays, daysBetween, formatDate, today, type LocalDate } from '../../lib/stats/time';
+import { addDays, daysBetween, formatDate, laterDate, today, type LocalDate } from '../../lib/stats/time';
 
 /** The standard ranges (days ending today) whose visitor sketches are kept merged. */
 export const WINDOW_DAYS = [7, 30, 90, 365] as const;

@@ -6,7 +6,7 @@ import type { LateMark, RollupCoverage } from './coverage';
 import { staleDays, WINDOW_DIMS_EXCLUDED } from './coverage';
 import { isVisitKey, type Dimension, type ModelMetric, type RangeQuery, type StatsQuery, type Window } from './model';
 import type { Filter } from './params';
-import { addDays, daysBetween, formatDate, startOfDay, today, type LocalDate } from './time';
+import { addDays, daysBetween, earlierDate, formatDate, laterDate, startOfDay, today, type LocalDate } from './time';
 
 /** Which whole local days of a range the rollups answer. */
 export interface RollupPlan {
@@ -31,9 +31,6 @@ export interface CoverageFacts {
   /** The run of a fresh merged window over exactly the plan's rolled-up days (windowRun), when kept. */
   windowRun?: string;
 }
-
-export const laterDate = (a: LocalDate, b: LocalDate) => (daysBetween(a, b) > 0 ? b : a);
-export const earlierDate = (a: LocalDate, b: LocalDate) => (daysBetween(a, b) < 0 ? b : a);
 
 /** The local date of an instant when it is that date's midnight; undefined for any other instant. */
 function midnightDate(instant: number, timeZone: string): LocalDate | undefined {
