@@ -7,7 +7,7 @@
 // replays and errors belong to sessions that exist in `events`, at those sessions' times, with their visitor,
 // landing page, device, browser and OS.
 import { Client } from 'pg';
-import { rollupCoverage } from '../lib/stats/rollups';
+import { rollupCoverage } from '../lib/stats/coverage';
 import { addDays, startOfDay } from '../lib/stats/time';
 import { runCli, type Service } from './service';
 
@@ -273,7 +273,7 @@ export async function rollUp(service: Service): Promise<string> {
 
 /**
  * Hours of a range ending now that are read raw: since the end of the last rolled-up day (UTC). A day is
- * rolled up provisionally ~40 minutes after it ends (lib/stats/rollups.ts), so this runs from under 1 to
+ * rolled up provisionally ~40 minutes after it ends (jobs/rollups/), so this runs from under 1 to
  * about 25 over a day. Printed with the figures.
  */
 export async function rawTailHours(service: Service, now = Date.now()): Promise<number> {

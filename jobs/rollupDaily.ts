@@ -1,9 +1,9 @@
-// Keeps every website's daily rollups up to date (lib/stats/rollups.ts): each run computes the days that
+// Keeps every website's daily rollups up to date (jobs/rollups/): each run computes the days that
 // closed since the last one, in the website's current time zone; a first run backfills in slices.
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Logger } from '../lib/log';
-import { rollUpWebsite } from '../lib/stats/rollups';
+import { rollUpWebsite } from './rollups/website';
 import { usableTimeZone } from '../lib/stats/timeZones';
 
 /** One run at a time across every worker and the CLI: two runs rewriting the same day would double it. */

@@ -14,7 +14,6 @@ const RETENTION_TABLES: readonly { table: string; from: string; only?: string }[
   { table: 'replay_chunks', from: 'ts' },
   // A day's rollups live as long as its events; its marker only says the day was computed.
   { table: 'daily_rollups_v2', from: 'date', only: "dim != '_'" },
-  { table: 'mixed_visits', from: 'date' },
   { table: 'visit_values', from: 'date' },
 ];
 

@@ -2,9 +2,9 @@
 // Bearer) for the External API and server ingestion, the session cookie for annotations and token renewal.
 import type { Request, RequestHandler, Response } from 'express';
 import type { Pool } from 'pg';
-import { authenticateApiKey, paidPlanRequired, type ApiKeyPrincipal } from '../../lib/accounts/apiKeys';
+import { authenticateApiKey, paidPlanRequired, websiteForApiKey, type ApiKeyPrincipal } from '../../lib/accounts/apiKeys';
 import { currentTokenVersion, SESSION_COOKIE, sessionUser, verifyJwt } from '../../lib/auth/tokens';
-import { requireWebsiteRole, websiteForApiKey, type WebsiteRow } from '../../lib/accounts/websites';
+import { requireWebsiteRole, type WebsiteRow } from '../../lib/accounts/websites';
 import { forbidden, unauthorized } from '../../lib/errors';
 
 export function bearer(req: Request): string | undefined {

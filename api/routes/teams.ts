@@ -1,7 +1,7 @@
 // /api/teams/:teamId: API keys (admin), permissions, usage and members (any active member).
 import { Router } from 'express';
 import { apiKeyView, createApiKey, getTeamApiKey, listApiKeys, revokeApiKey } from '../../lib/accounts/apiKeys';
-import { apiKeyActivity } from '../../lib/stats/apiKeyActivity';
+import { apiKeyActivity } from '../../lib/stats/reads/apiKeyActivity';
 import { listMembers, memberView } from '../../lib/accounts/members';
 import { createApiKeyBody } from '../../lib/accounts/schemas';
 import { countActiveMembers, countWebsites, hasRole, planLimits, requireTeamRole } from '../../lib/accounts/teams';

@@ -1,7 +1,8 @@
 import { rollupDaily } from '../../jobs/rollupDaily';
 import { clickHouseTarget, createClickHouse } from '../../lib/clickhouse/client';
 import { createLogger } from '../../lib/log';
-import { compactRollups, MARK_MARGIN_MS, settleLateMarks } from '../../lib/stats/rollups';
+import { compactRollups, settleLateMarks } from '../../jobs/rollups/maintenance';
+import { MARK_MARGIN_MS } from '../../lib/stats/coverage';
 import type { Context } from '../context';
 
 export async function runRollup(_v: unknown, ctx: Context): Promise<void> {

@@ -7,7 +7,7 @@ import { forbidden, notFound } from '../errors';
 import { limitOverridesSchema, type LimitOverrides, type PlanName } from '../plans';
 import type { CreateApiKeyBody } from './schemas';
 import { getTeam, liftHint } from './teams';
-import { getWebsite } from './websites';
+import { getWebsite, type WebsiteRow } from './websites';
 
 export const KEY_PREFIX = 'tmk_';
 const VISIBLE_CHARS = 12;
@@ -115,4 +115,15 @@ export async function authenticateApiKey(pool: Pool, presented: string): Promise
     planLabel: row.plan_label ?? row.plan,
     limitOverrides: limitOverridesSchema.parse(row.limit_overrides),
   };
+}
+
+/**
+ * The website an API key asks about: 404 when it does not exist or is another team's (no existence leak),
+ * 403 FORBIDDEN when a site_access key names another website of its own team.
+ */
+export async function websiteForApiKey(pool: Pool, key: ApiKeyPrincipal, websiteId: string): Promise<WebsiteRow> {
+  const website = await getWebsite(pool, websiteId);
+  if (!website || website.team_id !== key.teamId) throw notFound('Website not found');
+  if (key.permission === 'site_access' && key.websiteId !== website.id) throw forbidden('This API key is bound to another website');
+  return website;
 }

@@ -3,7 +3,7 @@
 import type { Pool } from 'pg';
 import { withTransaction } from '../db/pool';
 import { conflict, isUniqueViolation, notFound } from '../errors';
-import { MAX_IP_EXCLUSIONS, MAX_PATH_EXCLUSIONS } from '../ingest/exclusions';
+import { MAX_IP_EXCLUSIONS, MAX_PATH_EXCLUSIONS } from '../ingest/accept/exclusions';
 
 interface ExclusionRow {
   id: string;

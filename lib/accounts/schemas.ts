@@ -1,7 +1,7 @@
 // Request schemas of the account, website, key, goal and member endpoints. Unknown fields are stripped
 // (zod's default for z.object), every string and array is capped (DESIGN §2 rule 2).
 import { z } from 'zod';
-import { isIpRule, MAX_PATTERN_LENGTH, MAX_PATTERN_STARS } from '../ingest/exclusions';
+import { isIpRule, MAX_PATTERN_LENGTH, MAX_PATTERN_STARS } from '../ingest/accept/exclusions';
 import { ROLE_NAMES } from '../plans';
 import { canonicalTimeZone } from '../stats/timeZones';
 import { UUID } from '../checks';

@@ -2,9 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from '../db/pool';
-import { forbidden, isUniqueViolation, notFound } from '../errors';
+import { isUniqueViolation, notFound } from '../errors';
 import type { WebsiteDetail, WebsiteSummary } from '../external/schemas';
-import type { ApiKeyPrincipal } from './apiKeys';
 import type { Role } from '../plans';
 import type { CreateWebsiteBody, UpdateGeneralBody } from './schemas';
 import { usableTimeZone } from '../stats/timeZones';
@@ -139,17 +138,6 @@ export async function listWebsitesForTeam(pool: Pool, teamId: string, onlyWebsit
     [teamId, onlyWebsiteId ?? null],
   );
   return rows.map((w) => readable(w));
-}
-
-/**
- * The website an API key asks about: 404 when it does not exist or is another team's (no existence leak),
- * 403 FORBIDDEN when a site_access key names another website of its own team.
- */
-export async function websiteForApiKey(pool: Pool, key: ApiKeyPrincipal, websiteId: string): Promise<WebsiteRow> {
-  const website = await getWebsite(pool, websiteId);
-  if (!website || website.team_id !== key.teamId) throw notFound('Website not found');
-  if (key.permission === 'site_access' && key.websiteId !== website.id) throw forbidden('This API key is bound to another website');
-  return website;
 }
 
 /** The website and the caller's role in its team: 404 when the caller is not a member, 403 below `minimum`. */

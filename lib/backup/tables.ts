@@ -19,7 +19,6 @@ export const CLICKHOUSE_DERIVED_TABLES = [
   'daily_rollups_v2',
   'window_rollups_v2',
   'window_visits',
-  'mixed_visits',
   'visit_values',
   'schema_migrations',
   'tidemark_instance',

@@ -4,7 +4,9 @@
 // range's visitors to one decimal; visitor records one per visit, newest first.
 import type { ClickHouseClient } from '../clickhouse/client';
 import { bucketLabels, resolveRange } from '../stats/period';
-import { byMetricDesc, listVisits, runEventBreakdowns, runStats, type StatsRow } from '../stats/query';
+import type { StatsRow } from '../stats/model';
+import { listVisits } from '../stats/reads/visitList';
+import { byMetricDesc, runEventBreakdowns, runStats } from '../stats/run';
 import { parseDate, startOfDay } from '../stats/time';
 import type { AnalyticsData, CountriesData, PagesData, RangeName, TechnologyData, VisitorsData } from './schemas';
 

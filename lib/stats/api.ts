@@ -5,7 +5,8 @@
 import type { ClickHouseClient } from '../clickhouse/client';
 import type { Filter, Metric, Property, StatsEndpoint, StatsParams, StatsVersion } from './params';
 import { bucketLabels, previousPeriod, resolvePeriod, type ResolvedPeriod } from './period';
-import { byMetricDesc, runStats, type Dimension, type MetricValues, type StatsRow } from './query';
+import type { Dimension, MetricValues, StatsRow } from './model';
+import { byMetricDesc, runStats } from './run';
 import { today } from './time';
 
 export const V1_FILTER_NOTE = 'V1 limitation: with filters only visitors is computed; other metrics are null. Use /api/external/v2 for every metric under filters.';

@@ -97,6 +97,11 @@ export function daysBetween(a: LocalDate, b: LocalDate): number {
   return Math.round((Date.UTC(b.year, b.month - 1, b.day) - Date.UTC(a.year, a.month - 1, a.day)) / 86_400_000);
 }
 
+/** The later of two dates. */
+export const laterDate = (a: LocalDate, b: LocalDate) => (daysBetween(a, b) > 0 ? b : a);
+/** The earlier of two dates. */
+export const earlierDate = (a: LocalDate, b: LocalDate) => (daysBetween(a, b) < 0 ? b : a);
+
 export function today(timeZone: string, now = Date.now()): LocalDate {
   const p = localParts(now, timeZone);
   return { year: p.year, month: p.month, day: p.day };

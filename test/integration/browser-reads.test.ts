@@ -6,7 +6,8 @@ import { client } from '../helpers/http';
 import { createWebsite, registerUser, type TestUser } from '../helpers/accounts';
 import { startTestWorker, waitForEvents } from '../helpers/ingest';
 import { errorFingerprint } from '../../lib/ingest/accept/browser';
-import { heatmapPages, replaySessions } from '../../lib/stats/browserReads';
+import { heatmapPages } from '../../lib/stats/reads/heatmapPages';
+import { replaySessions } from '../../lib/stats/reads/replaySessions';
 
 let ctx: TestContext;
 let owner: TestUser;

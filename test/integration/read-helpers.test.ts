@@ -1,19 +1,11 @@
-// Read helpers of lib/stats against a hand-made fixture posted through the real API and stored by a real
-// worker. Every expected value below was worked out by hand from the fixture table in beforeAll.
+// The API key activity read (lib/stats/reads/apiKeyActivity.ts) against a hand-made fixture posted through
+// the real API and stored by a real worker. Every expected value below was worked out by hand from the
+// fixture table in beforeAll.
 import { createHash, randomUUID } from 'node:crypto';
 import { createGoal } from '../../lib/accounts/goals';
 import { storeRows } from '../helpers/statsFixture';
 import { chSeconds, chTime, type EventRow } from '../../lib/ingest/job/rows';
-import { apiKeyActivity } from '../../lib/stats/apiKeyActivity';
-import {
-  customEvents,
-  goalCompletions,
-  identifiedUsers,
-  pagesViewed,
-  realtimePageviews,
-  revenueSummary,
-  visitorProfile,
-} from '../../lib/stats/appearances';
+import { apiKeyActivity } from '../../lib/stats/reads/apiKeyActivity';
 import { createApiKey, createWebsite } from '../helpers/accounts';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { ingestFixture, startTestWorker, waitForEvents, type IngestFixture } from '../helpers/ingest';
@@ -138,8 +130,6 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const wide = () => ({ from: new Date(T - 12 * HOUR), to: new Date(T + HOUR) });
-
 /** The shape of a recent event for fixture event n, without its generated id. */
 function recent(n: number, websiteId = fx.website.id) {
   const e = at(n);
@@ -193,188 +183,5 @@ describe('apiKeyActivity', () => {
     const later = await apiKeyActivity(ctx.clickhouse, key1Id, new Date(T + 2 * DAY));
     expect([later.accepted_last_24h, later.accepted_last_7d]).toEqual([0, 31]);
     await expect(apiKeyActivity(ctx.clickhouse, '')).rejects.toThrow(RangeError);
-  });
-});
-
-describe('pages, custom events, goals', () => {
-  it('pagesViewed: views and visitors per path, ties by path', async () => {
-    expect(await pagesViewed(ctx.clickhouse, fx.website.id, wide(), 10)).toEqual([
-      { path: '/', views: 3, visitors: 3 }, // 1 12 27
-      { path: '/pricing', views: 3, visitors: 2 }, // 2 3 21
-      { path: '/blog', views: 1, visitors: 1 },
-      { path: '/docs', views: 1, visitors: 1 },
-    ]);
-    expect(await pagesViewed(ctx.clickhouse, fx.website.id, wide(), 2)).toEqual([
-      { path: '/', views: 3, visitors: 3 },
-      { path: '/pricing', views: 3, visitors: 2 },
-    ]);
-    // Half-open: `from` is inclusive (1 at T−5h), `to` exclusive (12 at T−3h).
-    expect(await pagesViewed(ctx.clickhouse, fx.website.id, { from: new Date(T - 5 * HOUR), to: new Date(T - 3 * HOUR) }, 10)).toEqual([
-      { path: '/pricing', views: 2, visitors: 1 },
-      { path: '/', views: 1, visitors: 1 },
-    ]);
-    expect(await pagesViewed(ctx.clickhouse, websiteB.id, wide(), 10)).toEqual([{ path: '/', views: 1, visitors: 1 }]);
-  });
-
-  it('customEvents: an event without a visitor counts but is no visitor', async () => {
-    expect(await customEvents(ctx.clickhouse, fx.website.id, wide(), 10)).toEqual([
-      { name: 'Clicked CTA', count: 4, visitors: 3 }, // 4 14 26 28
-      { name: 'Downloaded', count: 2, visitors: 1 }, // 15 16
-    ]);
-    expect(await customEvents(ctx.clickhouse, fx.website.id, wide(), 1)).toHaveLength(1);
-  });
-
-  it('goalCompletions: completions, visitors and summed goal values', async () => {
-    expect(await goalCompletions(ctx.clickhouse, fx.website.id, wide())).toEqual([
-      { name: 'Signup', completions: 2, visitors: 2, value: 15 },
-      { name: 'Newsletter', completions: 1, visitors: 1, value: 0 },
-    ]);
-  });
-
-  it('refuses a bad limit or range', async () => {
-    await expect(pagesViewed(ctx.clickhouse, fx.website.id, wide(), 0)).rejects.toThrow(RangeError);
-    await expect(customEvents(ctx.clickhouse, fx.website.id, { from: new Date(NaN), to: new Date() }, 5)).rejects.toThrow(RangeError);
-  });
-});
-
-describe('revenueSummary', () => {
-  it('sums succeeded payments per currency and attributes them to the last session before the purchase', async () => {
-    expect(await revenueSummary(ctx.clickhouse, ctx.pool, fx.website.id, wide())).toEqual({
-      by_currency: [
-        { currency: 'EUR', amount: 130, purchases: 2 }, // 18 22 (19 refunded)
-        { currency: 'USD', amount: 89.5, purchases: 4 }, // 7 8 10 24 (31 is website B)
-      ],
-      by_source: [
-        { source: 'Hacker News', currency: 'EUR', amount: 100, purchases: 1 }, // 22 ← S3
-        { source: 'Direct / None', currency: 'EUR', amount: 30, purchases: 1 }, // 18 ← S2 (no referrer)
-        { source: 'Google', currency: 'USD', amount: 49.5, purchases: 1 }, // 7 ← S1a
-        { source: 'Direct / None', currency: 'USD', amount: 20, purchases: 2 }, // 8 (before any session), 24 (no pageviews)
-        { source: 'newsletter', currency: 'USD', amount: 20, purchases: 1 }, // 10 ← S1b, not S1a
-      ],
-    });
-  });
-
-  it('uses the half-open range on payments', async () => {
-    const range = { from: new Date(T - 6 * HOUR), to: new Date(at(10).ts) };
-    expect(await revenueSummary(ctx.clickhouse, ctx.pool, fx.website.id, range)).toEqual({
-      by_currency: [
-        { currency: 'EUR', amount: 30, purchases: 1 },
-        { currency: 'USD', amount: 69.5, purchases: 3 }, // 8 7 24
-      ],
-      by_source: [
-        { source: 'Direct / None', currency: 'EUR', amount: 30, purchases: 1 },
-        { source: 'Google', currency: 'USD', amount: 49.5, purchases: 1 },
-        { source: 'Direct / None', currency: 'USD', amount: 20, purchases: 2 },
-      ],
-    });
-  });
-
-  it('website B sees only its own purchase, attributed through its own session', async () => {
-    expect(await revenueSummary(ctx.clickhouse, ctx.pool, websiteB.id, wide())).toEqual({
-      by_currency: [{ currency: 'USD', amount: 999, purchases: 1 }],
-      by_source: [{ source: 'Google', currency: 'USD', amount: 999, purchases: 1 }],
-    });
-  });
-});
-
-describe('identified users and visitor profile', () => {
-  const alice = () => ({
-    visitor_id: V1,
-    email: 'alice@example.com',
-    name: 'Alice',
-    customer_id: null,
-    phone: null,
-    company: 'Wonder',
-    attributes: { plan: 'pro' },
-    first_seen_at: iso(at(6).ts),
-    last_seen_at: iso(at(11).ts),
-  });
-  const dave = () => ({
-    visitor_id: V4, email: 'dave@example.com', name: null, customer_id: null, phone: null, company: null, attributes: {},
-    first_seen_at: iso(at(25).ts), last_seen_at: iso(at(25).ts),
-  });
-  const bob = () => ({
-    visitor_id: V2, email: null, name: null, customer_id: 'cus_2', phone: null, company: 'Acme', attributes: {},
-    first_seen_at: iso(at(20).ts), last_seen_at: iso(at(20).ts),
-  });
-
-  it('identifiedUsers: newest last_seen first, paginated, with the total', async () => {
-    expect(await identifiedUsers(ctx.pool, fx.website.id, { limit: 10, offset: 0 })).toEqual({ users: [alice(), dave(), bob()], total: 3 });
-    expect(await identifiedUsers(ctx.pool, fx.website.id, { limit: 1, offset: 1 })).toEqual({ users: [dave()], total: 3 });
-    expect(await identifiedUsers(ctx.pool, fx.website.id, { limit: 5, offset: 9 })).toEqual({ users: [], total: 3 });
-  });
-
-  // Two identifies of one visitor merged in one flush keep the earliest as first_seen_at.
-  it('first_seen_at is the earliest identify even when both arrive in one batch', async () => {
-    const v = randomUUID();
-    const t0 = Date.now() - HOUR;
-    const res = await fx.post([
-      { type: 'identify', ts: t0, visitorId: v, props: { email: 'eve@example.com' } },
-      { type: 'identify', ts: t0 + MIN, visitorId: v, props: { name: 'Eve' } },
-    ], { trackingCode: websiteB.tracking_code }); // website B: A's expectations stay untouched
-    expect(res.body.acceptedCount).toBe(2);
-    await waitForEvents(ctx, 2, `visitor_id = '${v}'`);
-    const profile = await visitorProfile(ctx.clickhouse, ctx.pool, websiteB.id, v);
-    expect(profile.identity).toMatchObject({ first_seen_at: iso(t0), last_seen_at: iso(t0 + MIN) });
-  });
-
-  it('visitorProfile: identity, payments and the timeline of this website only, newest first', async () => {
-    const profile = await visitorProfile(ctx.clickhouse, ctx.pool, fx.website.id, V1);
-    expect(profile.visitor_id).toBe(V1);
-    expect(profile.identity).toEqual(alice());
-    const payment = (n: number, extra: Record<string, unknown> = {}) => ({
-      session_id: at(n).sessionId ?? null, amount: at(n).props.amount, currency: 'USD', payment_provider: 'server', status: 'succeeded',
-      provider_event_id: null, customer_email: null, plan_name: null, occurred_at: iso(at(n).ts), ...extra,
-    });
-    expect(profile.payments.map(({ event_id, ...p }) => p)).toEqual([payment(10, { plan_name: 'Pro' }), payment(7), payment(8)]);
-    const purchaseProps = { payment_provider: 'server', status: 'succeeded' };
-    const item = (n: number, props: Record<string, unknown> = {}) => ({ ...recent(n), props });
-    const expected = [
-      item(11, { company: 'Wonder' }),
-      item(10, { ...purchaseProps, plan_name: 'Pro' }),
-      item(9),
-      item(7, purchaseProps),
-      item(6, { plan: 'pro', email: 'alice@example.com', name: 'Alice' }),
-      item(5),
-      item(4, { button: 'hero' }),
-      item(3),
-      item(2),
-      item(1),
-      item(8, purchaseProps),
-    ].map(({ website_id, visitor_id, ...rest }) => rest);
-    expect(profile.timeline.map(({ event_id, ...e }) => e)).toEqual(expected);
-    // Every timeline id is the stored event's, and each payment is its purchase event.
-    expect(profile.timeline.every((e) => UUID.test(e.event_id))).toBe(true);
-    const purchaseIds = profile.timeline.filter((e) => e.type === 'purchase').map((e) => e.event_id);
-    expect(profile.payments.map((p) => p.event_id)).toEqual(purchaseIds);
-
-    const short = await visitorProfile(ctx.clickhouse, ctx.pool, fx.website.id, V1, { limit: 2 });
-    expect(short.timeline.map((e) => e.ts)).toEqual([iso(at(11).ts), iso(at(10).ts)]);
-    expect(short.payments).toHaveLength(2);
-  });
-
-  it('a visitor without identity and a stranger', async () => {
-    const v3 = await visitorProfile(ctx.clickhouse, ctx.pool, fx.website.id, V3);
-    expect(v3.identity).toBeNull();
-    expect(v3.payments.map((p) => [p.amount, p.currency])).toEqual([[100, 'EUR']]);
-    expect(v3.timeline.map((e) => [e.type, e.name])).toEqual([['goal', 'Newsletter'], ['purchase', ''], ['pageview', '']]);
-    expect(await visitorProfile(ctx.clickhouse, ctx.pool, fx.website.id, randomUUID())).toMatchObject({ identity: null, payments: [], timeline: [] });
-  });
-});
-
-describe('realtimePageviews', () => {
-  it('counts pageviews of the last N minutes', async () => {
-    const now = new Date(T);
-    expect(await realtimePageviews(ctx.clickhouse, fx.website.id, 30, now)).toEqual({
-      pageviews: 2, // 21 27 (29 is website B)
-      visitors: 2,
-      top_pages: [
-        { path: '/', views: 1 },
-        { path: '/pricing', views: 1 },
-      ],
-    });
-    expect(await realtimePageviews(ctx.clickhouse, fx.website.id, 15, now)).toEqual({ pageviews: 1, visitors: 1, top_pages: [{ path: '/pricing', views: 1 }] });
-    // Defaults: 30 minutes up to the real clock, which has moved on by a few seconds only.
-    expect((await realtimePageviews(ctx.clickhouse, fx.website.id)).pageviews).toBe(2);
   });
 });

@@ -8,12 +8,14 @@ import { rollupDaily } from '../../jobs/rollupDaily';
 import type { EventRow } from '../../lib/ingest/job/rows';
 import { createLogger } from '../../lib/log';
 import { analyticsOverview, topPages } from '../../lib/external/analytics';
-import { runEventBreakdowns, runStats, type Dimension, type ModelMetric, type StatsRow } from '../../lib/stats/query';
+import type { Dimension, ModelMetric, StatsRow } from '../../lib/stats/model';
+import { rollupPlan, runEventBreakdowns, runStats } from '../../lib/stats/run';
 import type { Filter } from '../../lib/stats/params';
-import {
-  computeRollups, computeWindow, COVERAGE_MEMORY_MS, dropSuperseded, IDLE_MS, lastClosedDay, MARK_MARGIN_MS, MARKS_MEMORY_MS, RAW_TAIL_MS, rollupCoverage, rollupPlan, rollUpWebsite,
-  SETTLE_MS, staleDays, windowRun,
-} from '../../lib/stats/rollups';
+import { computeRollups } from '../../jobs/rollups/compute';
+import { dropSuperseded } from '../../jobs/rollups/versions';
+import { lastClosedDay, rollUpWebsite } from '../../jobs/rollups/website';
+import { computeWindow } from '../../jobs/rollups/windows';
+import { COVERAGE_MEMORY_MS, IDLE_MS, MARK_MARGIN_MS, MARKS_MEMORY_MS, RAW_TAIL_MS, rollupCoverage, SETTLE_MS, staleDays, windowRun } from '../../lib/stats/coverage';
 import { addDays, formatDate, parseDate, startOfDay, today } from '../../lib/stats/time';
 import { createWebsite, registerUser } from '../helpers/accounts';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -71,7 +73,7 @@ function generate(websiteId: string): EventRow[] {
     };
     const steps = 1 + Math.floor(rand() * 4);
     // Some visits change country or browser after their first pageview (a server session spanning two
-    // clients): filters must select them by the pageview that matches, not by the visit's first values.
+    // clients): filters, breakdowns and metrics all count them under the visit's first values.
     const mixed = rand() < 0.2;
     let t = t0;
     for (let k = 0; k < steps; k++) {
@@ -177,14 +179,15 @@ describe('daily rollups', () => {
   const overview = () => analyticsOverview(ctx.clickhouse, { id: site, domain: 'x', name: 'x', timezone: TZ }, '30d', Date.parse('2026-04-07T10:00:00Z'));
 
   it('refuses rollup rows of the old meaning (a previous version’s job still running during a deploy)', async () => {
-    // Migration 014: rows without format 2 are refused, so such a job writes no day instead of wrong ones.
+    // Migrations 014 and 016: rows without format 3 are refused, so such a job writes no day instead of wrong ones.
     const insert = (format: string) =>
       ctx.clickhouse.command({
         query: `INSERT INTO daily_rollups_v2 (website_id, tz, date, dim, value, version${format ? ', format' : ''}) VALUES ({w:UUID}, 'UTC', '2020-01-01', '_', '', 1${format ? `, ${format}` : ''})`,
         query_params: { w: randomUUID() },
       });
     await expect(insert('')).rejects.toThrow(/constraint/i);
-    await expect(insert('2')).resolves.toBeDefined();
+    await expect(insert('2')).rejects.toThrow(/constraint/i);
+    await expect(insert('3')).resolves.toBeDefined();
   });
 
   it('without rollups the model reads raw rows only', async () => {
@@ -213,21 +216,11 @@ describe('daily rollups', () => {
         { start: startOfDay(parseDate('2026-03-20')!, TZ), end: startOfDay(parseDate('2026-03-22')!, TZ) },
         { start: startOfDay(parseDate('2026-03-31')!, TZ), end: startOfDay(parseDate('2026-04-06')!, TZ) },
       ],
-      mixedVisits: true,
       skipDays: [],
       pinned: [],
       newest: expect.any(Number),
       newestInRange: expect.any(Number),
     });
-    // The day markers name exactly the days holding mixed visits (filtered reads skip the table elsewhere).
-    const mixedDays = await ctx.clickhouse.query({
-      query: 'SELECT DISTINCT toString(date) AS d FROM mixed_visits WHERE website_id = {w:UUID} AND tz = {tz:String} ORDER BY d',
-      query_params: { w: site, tz: TZ },
-      format: 'JSONEachRow',
-    });
-    const days = ((await mixedDays.json()) as { d: string }[]).map((r) => r.d);
-    expect(days.length).toBeGreaterThan(3);
-    expect((await rollupCoverage(ctx.clickhouse, site, TZ))?.mixedDays).toEqual(days);
     expect(differences(await answers(), raw)).toEqual([]);
   });
 
@@ -288,10 +281,9 @@ describe('daily rollups', () => {
     expect(first).toEqual({ websites: 1, days: 7, pending: 0 }); // 1 to 6 April, and 7 April provisionally
     const coverage = await rollupCoverage(ctx.clickhouse, w.id, 'America/New_York');
     expect(coverage && [formatDate(coverage.first), formatDate(coverage.last)]).toEqual(['2026-04-01', '2026-04-07']);
-    expect(coverage?.mixedDays).toEqual([]);
-    // Without mixed visits a filtered question reads the rollups alone, and still counts the visit.
+    // A filtered question reads the rollups alone, and still counts the visit.
     const aprilFirst = { websiteId: w.id, timeZone: 'America/New_York', start: startOfDay(parseDate('2026-04-01')!, 'America/New_York'), end: startOfDay(parseDate('2026-04-02')!, 'America/New_York') };
-    expect((await rollupPlan(ctx.clickhouse, aprilFirst.websiteId, aprilFirst.timeZone, aprilFirst.start, aprilFirst.end))?.mixedVisits).toBe(false);
+    expect((await rollupPlan(ctx.clickhouse, aprilFirst.websiteId, aprilFirst.timeZone, aprilFirst.start, aprilFirst.end))?.rawWindows).toEqual([]);
     const [day] = await runStats(ctx.clickhouse, { ...aprilFirst, metrics: ['visits', 'pageviews'], filters: [{ key: 'country', operator: 'is_not', values: ['ZZ'] }] });
     expect(day.values).toEqual({ visits: 1, pageviews: 1 });
     expect(await rollupDaily(ctx.pool, ctx.clickhouse, logger, Date.parse('2026-04-08T06:00:00Z'))).toEqual({ websites: 1, days: 0, pending: 0 });

@@ -2,7 +2,8 @@
 // out in the comments.
 import { randomUUID } from 'node:crypto';
 import { resolvePeriod, type ResolvedPeriod } from '../../lib/stats/period';
-import { runStats, type StatsQuery } from '../../lib/stats/query';
+import type { StatsQuery } from '../../lib/stats/model';
+import { runStats } from '../../lib/stats/run';
 import { parseDate } from '../../lib/stats/time';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventRow, insertDstFixture, storeRows } from '../helpers/statsFixture';
@@ -103,8 +104,9 @@ it('computes only the breakdown values asked for, each as the full breakdown has
 });
 
 it('reads a range of whole UTC days by the day alone: the first and last millisecond in, the ones beside them out', async () => {
-  // A UTC website's ranges are whole days of the events' sort key, read without comparing ts (query.ts
-  // inWindows); rows a millisecond either side of 24-26 March must stay out, those on its edges in.
+  // A UTC website's ranges are whole days of the events' sort key, read without comparing ts (inWindows in
+  // lib/stats/sql/fragments.ts); rows a millisecond either side of 24-26 March must stay out, those on its
+  // edges in.
   const site = randomUUID();
   const rows = [
     ['/before', 'b', '2026-03-23T23:59:59.999Z'],

@@ -14,7 +14,8 @@ import {
 } from '../../../lib/external/schemas';
 import { usageReport } from '../../../lib/external/usage';
 import { realtimeSnapshot } from '../../../lib/realtime/presence';
-import { heatmapPages, replaySessions } from '../../../lib/stats/browserReads';
+import { heatmapPages } from '../../../lib/stats/reads/heatmapPages';
+import { replaySessions } from '../../../lib/stats/reads/replaySessions';
 import type { AppDeps } from '../../deps';
 import { readableWebsite, reader, requireKeyReader } from '../../middleware/auth';
 import { sendData } from '../../middleware/envelope';

@@ -6,8 +6,8 @@
 // sender may set up to 24 h off the server clock. Every query also bounds `ts` (within 24 h of received_at by
 // validation) so ClickHouse can skip old monthly partitions; api_key_id is not in the sort key.
 import { z } from 'zod';
-import { selectRows, type ClickHouseClient } from '../clickhouse/client';
-import { isoFromMs } from './time';
+import { selectRows, type ClickHouseClient } from '../../clickhouse/client';
+import { isoFromMs } from '../time';
 
 export const RECENT_EVENTS = 20;
 const DAY_MS = 24 * 3600 * 1000;
