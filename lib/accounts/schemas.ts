@@ -115,4 +115,3 @@ export const trackingSettingsBody = z.object({
   /** Record bot traffic (curl, headless browsers) marked `tm_debug=bot` instead of ignoring it: for testing. */
   debug: z.boolean().optional(),
 });
-export type TrackingSettingsBody = z.infer<typeof trackingSettingsBody>;

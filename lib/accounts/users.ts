@@ -79,12 +79,6 @@ async function claimInstance(client: PoolClient, userId: string, how: 'first' | 
   return (rowCount ?? 0) > 0;
 }
 
-/** The instance owner's user id, if there is one. */
-export async function instanceOwner(db: Pool | PoolClient): Promise<string | undefined> {
-  const { rows } = await db.query<{ owner_user_id: string | null }>('SELECT owner_user_id FROM instance');
-  return rows[0]?.owner_user_id ?? undefined;
-}
-
 async function createPersonalTeam(client: PoolClient, user: UserRow, plan: PlanName) {
   const name = user.full_name ? `${user.full_name}'s team` : `${user.email.split('@')[0]}'s team`;
   const team = (

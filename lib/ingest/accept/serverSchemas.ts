@@ -110,6 +110,4 @@ export const PROPS_SCHEMAS = {
 } as const;
 
 export type PageviewProps = z.infer<typeof pageviewProps>;
-export type IdentifyProps = z.infer<typeof identifyProps>;
-export type PurchaseProps = z.infer<typeof purchaseProps>;
 export { IDENTITY_FIELDS };

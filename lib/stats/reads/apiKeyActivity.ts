@@ -30,8 +30,6 @@ export const apiKeyActivitySchema = z.object({
   top_event_types: z.array(eventTypeCountSchema),
   recent_events: z.array(recentEventSchema),
 });
-export type EventTypeCount = z.infer<typeof eventTypeCountSchema>;
-export type RecentEvent = z.infer<typeof recentEventSchema>;
 export type ApiKeyActivity = z.infer<typeof apiKeyActivitySchema>;
 
 type Params = Record<string, unknown>;
