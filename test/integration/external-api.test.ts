@@ -96,17 +96,17 @@ describe('the OpenAPI document', () => {
       '/v1/heatmaps/{websiteId}/pages', '/v1/replays/{websiteId}/sessions', '/v1/errors/{websiteId}/groups',
       '/v1/track/realtime/{websiteId}', '/v1/stats/aggregate', '/v1/stats/timeseries', '/v1/stats/breakdown', '/v2/stats/breakdown',
     ]) {
-      expect(doc.paths[path]?.get).toBeDefined();
+      expect(doc.paths[`/api/external${path}`]?.get).toBeDefined();
     }
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['ApiKeyHeader', 'BearerApiKey']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['ApiKeyHeader', 'BearerApiKey', 'BearerJwt', 'SessionCookie']);
     expect(doc.components.securitySchemes.ApiKeyHeader).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
-    const visitorsLimit = doc.paths['/v1/analytics/{websiteId}/visitors'].get.parameters.find((p: { name: string }) => p.name === 'limit');
+    const visitorsLimit = doc.paths['/api/external/v1/analytics/{websiteId}/visitors'].get.parameters.find((p: { name: string }) => p.name === 'limit');
     expect(visitorsLimit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000, default: 100 });
-    const status = doc.paths['/v1/errors/{websiteId}/groups'].get.parameters.find((p: { name: string }) => p.name === 'status');
+    const status = doc.paths['/api/external/v1/errors/{websiteId}/groups'].get.parameters.find((p: { name: string }) => p.name === 'status');
     expect(status.schema.enum).toEqual(['unresolved', 'resolved', 'ignored']);
-    const range = doc.paths['/v1/analytics/{websiteId}/pages'].get.parameters.find((p: { name: string }) => p.name === 'range');
+    const range = doc.paths['/api/external/v1/analytics/{websiteId}/pages'].get.parameters.find((p: { name: string }) => p.name === 'range');
     expect(range.schema.enum).toEqual(['24h', '7d', '30d', '90d', '1y']);
-    expect(doc.paths['/v1/analytics/{websiteId}'].get.responses['404'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
+    expect(doc.paths['/api/external/v1/analytics/{websiteId}'].get.responses['404'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
     expect(doc.components.schemas.ErrorEnvelope.properties.error.properties.code.enum).toEqual(
       expect.arrayContaining(['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'API_PAID_PLAN_REQUIRED', 'NOT_FOUND', 'INTERNAL_ERROR']),
     );

@@ -1,8 +1,8 @@
-// The OpenAPI 3.1.0 document of the External API (spec "Versioning": API version 1.0.0), generated from the
-// zod schemas the routes validate with and the lib functions return. Paths are relative to
-// `{PUBLIC_URL}/api/external` so that the v1 endpoints and the Stats API v2 live in one document.
-import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+// The External API's part of the OpenAPI document (spec "External API", v1 and the Stats API v2), generated
+// from the zod schemas the routes validate with and the lib functions return.
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { externalCreateWebsiteBody } from '../accounts/schemas';
+import { errorResponses, json, SECURITY } from './common';
 import { METRICS, PROPERTIES, V2_PROPERTIES, FILTER_KEYS } from '../stats/params';
 import { INTERVALS, MAX_CUSTOM_DAYS, PERIODS } from '../stats/period';
 import {
@@ -10,7 +10,6 @@ import {
   analyticsQuery,
   countriesData,
   envelope,
-  errorEnvelope,
   errorGroupsData,
   errorGroupsQuery,
   heatmapPagesData,
@@ -28,10 +27,8 @@ import {
   websiteIdParams,
   websitesData,
   websiteSummary,
-} from './schemas';
-import { z } from './zod';
-
-export const API_VERSION = '1.0.0';
+} from '../external/schemas';
+import { z } from '../external/zod';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid request parameters (VALIDATION_ERROR, or a Stats API code); the message names the parameter. Also a path that is not valid percent-encoded UTF-8 or holds a control character, and a compressed body that does not decompress.',
@@ -44,25 +41,13 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'A backing store is briefly unavailable (SERVICE_UNAVAILABLE); retry after Retry-After.',
 };
 
-const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 const rateHeaders = z.object({
   'X-RateLimit-Limit': z.string().openapi({ description: 'Per-minute limit of the plan.' }),
   'X-RateLimit-Remaining': z.string(),
   'X-RateLimit-Reset': z.string().openapi({ description: 'Unix time the window resets.' }),
 });
 
-function errors(statuses: number[]): RouteConfig['responses'] {
-  return Object.fromEntries(
-    statuses.map((s) => [
-      s,
-      {
-        description: STATUS_TEXT[s],
-        content: json(errorEnvelope),
-        ...(s === 429 || s === 503 ? { headers: z.object({ 'Retry-After': z.string().openapi({ description: 'Seconds to wait.' }) }) } : {}),
-      },
-    ]),
-  );
-}
+const errors = (statuses: number[]) => errorResponses(STATUS_TEXT, statuses);
 
 // ---- Stats API parameters and responses (the parser in lib/stats/params.ts checks them in the spec's order
 // with its codes; these schemas are built from the same constants and document them) --------------------
@@ -120,41 +105,48 @@ const breakdownData = z.object({
 
 // ---- the document --------------------------------------------------------------------------------------
 
-function registry(): OpenAPIRegistry {
-  const r = new OpenAPIRegistry();
-  r.registerComponent('securitySchemes', 'ApiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
-  r.registerComponent('securitySchemes', 'BearerApiKey', { type: 'http', scheme: 'bearer', description: 'The API key as a Bearer token.' });
-  r.register('ErrorEnvelope', errorEnvelope);
+const BASE = '/api/external';
 
+/** The openapi.json operation at each address the document is served from. */
+export function registerDocumentPaths(r: OpenAPIRegistry, paths: readonly string[]): void {
+  for (const path of paths) {
+    r.registerPath({
+      method: 'get',
+      path,
+      summary: 'This document (public; cached for 5 minutes)',
+      tags: ['Document'],
+      security: SECURITY.public,
+      responses: { 200: { description: 'OpenAPI 3.1.0 document', content: json(z.object({ openapi: z.string() }).passthrough()) } },
+    });
+  }
+}
+
+export function registerExternalApi(r: OpenAPIRegistry): void {
   const get = (
     path: string,
     summary: string,
     data: z.ZodType,
-    opts: { query?: z.ZodObject; site?: boolean; extra?: Partial<RouteConfig> } = {},
+    opts: { query?: z.ZodObject; site?: boolean } = {},
   ) => {
     const statuses = [...(opts.query || opts.site ? [400] : []), 401, 403, ...(opts.site ? [404] : []), 429, 500, 503];
     r.registerPath({
       method: 'get',
-      path,
+      path: BASE + path,
       summary,
+      tags: ['External API'],
+      security: SECURITY.apiKey,
       request: { ...(opts.site ? { params: websiteIdParams } : {}), ...(opts.query ? { query: opts.query } : {}) },
       responses: { 200: { description: 'Success', headers: rateHeaders, content: json(envelope(data)) }, ...errors(statuses) },
-      ...opts.extra,
     });
   };
 
-  r.registerPath({
-    method: 'get',
-    path: '/v1/openapi.json',
-    summary: 'This document (public; cached for 5 minutes)',
-    security: [],
-    responses: { 200: { description: 'OpenAPI 3.1.0 document', content: json(z.object({ openapi: z.string() }).passthrough()) } },
-  });
   get('/v1/usage', 'Usage of the calling key and its team this month', usageData);
   get('/v1/websites', 'Websites the key can see (site_access keys: only theirs)', websitesData);
   r.registerPath({
     method: 'post',
-    path: '/v1/websites',
+    path: `${BASE}/v1/websites`,
+    tags: ['External API'],
+    security: SECURITY.apiKey,
     summary: 'Create a website in the key’s team (full_access keys)',
     request: { body: { content: json(externalCreateWebsiteBody) } },
     responses: { 201: { description: 'Created', content: json(envelope(z.object({ website: websiteSummary }))) }, ...errors([400, 401, 403, 415, 429, 500, 503]) },
@@ -176,7 +168,9 @@ function registry(): OpenAPIRegistry {
     const stats = (name: string, query: z.ZodObject, data: z.ZodType) =>
       r.registerPath({
         method: 'get',
-        path: `/${version}/stats/${name}`,
+        path: `${BASE}/${version}/stats/${name}`,
+        tags: ['Stats API'],
+        security: SECURITY.apiKey,
         summary: `Stats API ${version}: ${name}.${note}`,
         request: { query },
         responses: { 200: { description: 'Success', headers: rateHeaders, content: json(envelope(data)) }, ...errors([400, 401, 403, 404, 429, 500, 503]) },
@@ -185,25 +179,4 @@ function registry(): OpenAPIRegistry {
     stats('timeseries', base.extend({ interval }), timeseriesData);
     stats('breakdown', base.extend(breakdownParams(version === 'v2' ? V2_PROPERTIES : PROPERTIES)), breakdownData);
   }
-  return r;
-}
-
-let cached: { url: string; doc: object } | undefined;
-
-/** The document for a deployment's public URL; built once per process (it is a pure function of the code). */
-export function openApiDocument(publicUrl: string): object {
-  if (cached?.url === publicUrl) return cached.doc;
-  const doc = new OpenApiGeneratorV31(registry().definitions).generateDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'Tidemark External API',
-      version: API_VERSION,
-      description:
-        'Read analytics of your websites with an API key (X-API-Key or Authorization: Bearer). Every response uses the envelope {success, data, timestamp}; failures {success: false, error: {message, code, timestamp}}. Paid plans only; the Stats API needs Pro or higher. Rate limits per key and minute, a monthly request quota per team.',
-    },
-    servers: [{ url: `${publicUrl.replace(/\/$/, '')}/api/external` }],
-    security: [{ ApiKeyHeader: [] }, { BearerApiKey: [] }],
-  });
-  cached = { url: publicUrl, doc };
-  return doc;
 }
