@@ -1,9 +1,10 @@
 // Every API response a test sees is checked against the OpenAPI document the service serves: the path and
 // status must be documented, and the body must match that status's schema. test/helpers/http.ts calls this
 // for every request, so no test can pass on a response the document does not describe. Exempt: CORS
-// preflights, the catch-all 404 of unknown paths, and what is not an API (/tracker.js, /healthz, /metrics).
+// preflights, the catch-all 404 of unknown paths, the 400 of unreadable ones, and what is not an API (/tracker.js, /healthz, /metrics).
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { pathProblem } from '../../api/middleware/validate';
 import { openApiDocument } from '../../lib/openapi/document';
 
 interface Operation {
@@ -35,8 +36,9 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
   const match = templates.find((t) => t.pattern.test(pathname));
   const operation = match && doc.paths[match.template][method.toLowerCase()];
   if (!operation) {
-    // An unknown endpoint's 404 comes from the catch-all handler, which no document path describes.
-    if (status === 404 || (!match && !pathname.startsWith('/api/'))) return;
+    // An unknown endpoint's 404 comes from the catch-all handler, and an unreadable path's 400 from the guard
+    // in front of every route: no document path describes either.
+    if (status === 404 || (status === 400 && pathProblem(pathname)) || (!match && !pathname.startsWith('/api/'))) return;
     throw new Error(`OpenAPI: ${method} ${pathname} answered ${status} but the document has no such operation`);
   }
   const response = operation.responses[String(status)];
