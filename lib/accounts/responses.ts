@@ -1,8 +1,9 @@
 // Response schemas of the dashboard APIs (auth, users, websites, goals, exclusions, members, teams, keys,
 // invites). The view functions and routes that build these bodies are typed from them (z.infer or
 // `satisfies`), and lib/openapi generates the document from them: the document cannot drift from the code.
-import { z } from '../external/zod';
+
 import { websiteDetail, websiteSettings } from '../external/schemas';
+import { z } from '../external/zod';
 import { PLAN_NAMES, ROLE_NAMES } from '../plans';
 import { apiKeyActivitySchema } from '../stats/apiKeyActivity';
 
@@ -67,10 +68,18 @@ export const goalView = z.object({
   updated_at: isoTime,
 });
 
-const exclusion = z.object({ id: z.string(), website_id: z.string(), description: z.string().nullable(), created_at: isoTime });
+const exclusion = z.object({
+  id: z.string(),
+  website_id: z.string(),
+  description: z.string().nullable(),
+  created_at: isoTime,
+});
 export const ipExclusionView = exclusion.extend({ ip_address: z.string() });
 export const pathExclusionView = exclusion.extend({ path_pattern: z.string() });
-export const exclusionsView = z.object({ ip_exclusions: z.array(ipExclusionView), path_exclusions: z.array(pathExclusionView) });
+export const exclusionsView = z.object({
+  ip_exclusions: z.array(ipExclusionView),
+  path_exclusions: z.array(pathExclusionView),
+});
 
 export const memberView = z.object({
   id: z.string(),
@@ -83,7 +92,10 @@ export const memberView = z.object({
     email: z.string(),
     full_name: z.string().nullable(),
     avatar_url: z.string().nullable(),
-    name: z.string().optional().openapi({ description: 'The team members list only: the full name, or the email when there is none.' }),
+    name: z
+      .string()
+      .optional()
+      .openapi({ description: 'The team members list only: the full name, or the email when there is none.' }),
   }),
 });
 
@@ -97,7 +109,9 @@ export const apiKeyView = z.object({
   last_used_at: isoTime.nullable(),
   revoked_at: isoTime.nullable(),
 });
-export const createdApiKeyView = apiKeyView.extend({ key: z.string().openapi({ description: 'The secret, shown this once.' }) });
+export const createdApiKeyView = apiKeyView.extend({
+  key: z.string().openapi({ description: 'The secret, shown this once.' }),
+});
 export const apiKeyActivityView = apiKeyActivitySchema.extend({ api_key: apiKeyView });
 
 export const teamPermissionsView = z.object({
@@ -106,7 +120,12 @@ export const teamPermissionsView = z.object({
   plan: z.string().openapi({ description: 'The plan, or its label when the operator set one.' }),
   plan_limits: z.object({ maxWebsites: limit, maxTeamMembers: limit, eventsPerMonth: limit, dataRetentionDays: count }),
   current_usage: z.object({ websites: count, team_members: count }),
-  permissions: z.object({ can_manage_billing: z.boolean(), can_manage_team: z.boolean(), can_edit_settings: z.boolean(), can_view: z.literal(true) }),
+  permissions: z.object({
+    can_manage_billing: z.boolean(),
+    can_manage_team: z.boolean(),
+    can_edit_settings: z.boolean(),
+    can_view: z.literal(true),
+  }),
 });
 export const teamUsageView = z.object({
   team_id: z.string(),
@@ -136,7 +155,9 @@ export const createdInviteView = inviteView.extend({
   token: z.string(),
 });
 export const invitePreviewView = inviteView.extend({
-  registered: z.boolean().openapi({ description: 'Whether an account with the invited email exists (sign in) or not (register).' }),
+  registered: z
+    .boolean()
+    .openapi({ description: 'Whether an account with the invited email exists (sign in) or not (register).' }),
 });
 const acceptedMembership = { team_id: z.string(), member: z.object({ id: z.string(), role }) };
 export const inviteAcceptedView = z.object(acceptedMembership);

@@ -2,8 +2,8 @@
 // accepting an invite link.
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import {
-  invitePreviewView,
   inviteAcceptedView,
+  invitePreviewView,
   inviteRegisteredView,
   loggedOutView,
   passwordChangedView,
@@ -24,7 +24,8 @@ export function registerAccounts(r: OpenAPIRegistry): void {
     ...auth,
     method: 'post',
     path: '/api/auth/register',
-    summary: 'Create an account with a personal team and sign in (sets the session cookie; 403 when sign-up is disabled)',
+    summary:
+      'Create an account with a personal team and sign in (sets the session cookie; 403 when sign-up is disabled)',
     body: registerBody,
     data: signIn,
     status: 201,
@@ -59,7 +60,14 @@ export function registerAccounts(r: OpenAPIRegistry): void {
   });
 
   const me = { tag: 'Users', security: SECURITY.jwt };
-  op({ ...me, method: 'get', path: '/api/users/me', summary: 'The caller’s profile', data: user, errors: errors([401, 404]) });
+  op({
+    ...me,
+    method: 'get',
+    path: '/api/users/me',
+    summary: 'The caller’s profile',
+    data: user,
+    errors: errors([401, 404]),
+  });
   op({
     ...me,
     method: 'put',
@@ -93,7 +101,8 @@ export function registerAccounts(r: OpenAPIRegistry): void {
     ...invites,
     method: 'post',
     path: '/api/invites/{token}/accept',
-    summary: 'Accept an invite: signed in (Bearer JWT, no body) the caller joins (200); otherwise the body’s password creates the invited account, which joins and is signed in (201)',
+    summary:
+      'Accept an invite: signed in (Bearer JWT, no body) the caller joins (200); otherwise the body’s password creates the invited account, which joins and is signed in (201)',
     security: [...SECURITY.jwt, {}],
     body: acceptInviteBody,
     bodyOptional: true,

@@ -16,7 +16,11 @@ export const SECURITY: Record<'apiKey' | 'jwt' | 'session' | 'public', Security>
 
 export function registerSecuritySchemes(r: OpenAPIRegistry): void {
   r.registerComponent('securitySchemes', 'ApiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
-  r.registerComponent('securitySchemes', 'BearerApiKey', { type: 'http', scheme: 'bearer', description: 'The API key as a Bearer token.' });
+  r.registerComponent('securitySchemes', 'BearerApiKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The API key as a Bearer token.',
+  });
   r.registerComponent('securitySchemes', 'BearerJwt', {
     type: 'http',
     scheme: 'bearer',
@@ -33,7 +37,8 @@ export function registerSecuritySchemes(r: OpenAPIRegistry): void {
 }
 
 export const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
-const mediaTypes = (types: Record<string, z.ZodType> = {}) => Object.fromEntries(Object.entries(types).map(([type, schema]) => [type, { schema }]));
+const mediaTypes = (types: Record<string, z.ZodType> = {}) =>
+  Object.fromEntries(Object.entries(types).map(([type, schema]) => [type, { schema }]));
 const retryAfter = z.object({ 'Retry-After': z.string().openapi({ description: 'Seconds to wait.' }) });
 
 /** The error responses of an operation, each described by `text` (the family's wording of each status). */
@@ -41,7 +46,11 @@ export function errorResponses(text: Record<number, string>, statuses: readonly 
   return Object.fromEntries(
     statuses.map((s) => [
       s,
-      { description: text[s], content: json(errorEnvelope), ...(s === 429 || s === 503 ? { headers: retryAfter } : {}) },
+      {
+        description: text[s],
+        content: json(errorEnvelope),
+        ...(s === 429 || s === 503 ? { headers: retryAfter } : {}),
+      },
     ]),
   );
 }
@@ -54,7 +63,10 @@ function pathParams(path: string, descriptions: Record<string, string>) {
     Object.fromEntries(
       names.map((name) => [
         name,
-        z.string().openapi({ ...(name.endsWith('Id') ? { format: 'uuid' } : {}), param: { description: descriptions[name] ?? name } }),
+        z.string().openapi({
+          ...(name.endsWith('Id') ? { format: 'uuid' } : {}),
+          param: { description: descriptions[name] ?? name },
+        }),
       ]),
     ),
   );
@@ -124,7 +136,9 @@ export function operations(r: OpenAPIRegistry, statusText: Record<number, string
       request: {
         ...(params ? { params } : {}),
         ...(op.query ? { query: op.query } : {}),
-        ...(op.body ? { body: { content: { ...json(op.body), ...mediaTypes(op.bodyAlso) }, required: !op.bodyOptional } } : {}),
+        ...(op.body
+          ? { body: { content: { ...json(op.body), ...mediaTypes(op.bodyAlso) }, required: !op.bodyOptional } }
+          : {}),
       },
       responses: {
         [op.status ?? 200]: ok(op.data),

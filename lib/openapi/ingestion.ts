@@ -1,6 +1,7 @@
 // Ingestion's part of the OpenAPI document: server ingestion (POST /api/v1/events, API key, the bare ingest
 // result) and browser ingestion (POST /api/events/{trackingCode} and its aliases, no credentials).
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from '../external/zod';
 import { browserEventSchema, browserIngestResultSchema, trackerConfigSchema } from '../ingest/accept/browserSchemas';
 import {
   CONSENT_VALUES,
@@ -11,7 +12,6 @@ import {
   PROPS_SCHEMAS,
   REJECTION_REASONS,
 } from '../ingest/accept/serverSchemas';
-import { z } from '../external/zod';
 import { operations, SECURITY } from './common';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -35,11 +35,21 @@ const serverEvent = z
     ts: z.number().openapi({ description: 'Unix milliseconds, within 24 hours of the server’s clock.' }),
     sessionId: z.string().optional().openapi({ description: 'Required for pageview (UUID) and goal.' }),
     visitorId: z.string().optional().openapi({ description: 'Required for pageview (UUID), identify and goal.' }),
-    idempotencyKey: z.string().min(1).max(128).optional().openapi({ description: 'Recommended: a retried event with the same key is counted once.' }),
+    idempotencyKey: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .openapi({ description: 'Recommended: a retried event with the same key is counted once.' }),
     consent: z.enum(CONSENT_VALUES).optional(),
     props: z
-      .union(Object.values(PROPS_SCHEMAS).map((s) => s.loose()) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]])
-      .openapi({ description: 'By type: pageview needs url; event and goal a name; identify one of email, name, customer_id, phone, company; purchase an amount. Further properties are kept as custom properties.' }),
+      .union(
+        Object.values(PROPS_SCHEMAS).map((s) => s.loose()) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]],
+      )
+      .openapi({
+        description:
+          'By type: pageview needs url; event and goal a name; identify one of email, name, customer_id, phone, company; purchase an amount. Further properties are kept as custom properties.',
+      }),
   })
   .openapi('ServerEvent');
 const serverBatch = ingestBatchSchema.extend({ events: z.array(serverEvent).min(1).max(MAX_EVENTS) });

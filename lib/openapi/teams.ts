@@ -19,7 +19,8 @@ import { DASHBOARD_PARAMS, DASHBOARD_STATUS_TEXT, dashboardErrors as errors, ope
 
 export function registerTeams(r: OpenAPIRegistry): void {
   const register = operations(r, DASHBOARD_STATUS_TEXT, DASHBOARD_PARAMS);
-  const op = (tag: string) => (o: Omit<Parameters<typeof register>[0], 'tag' | 'security'>) => register({ ...o, tag, security: SECURITY.jwt });
+  const op = (tag: string) => (o: Omit<Parameters<typeof register>[0], 'tag' | 'security'>) =>
+    register({ ...o, tag, security: SECURITY.jwt });
   const T = '/api/teams/{teamId}';
 
   const keys = op('API keys');
@@ -33,8 +34,20 @@ export function registerTeams(r: OpenAPIRegistry): void {
     status: 201,
     errors: errors([401, 403, 404], true),
   });
-  keys({ method: 'get', path: `${T}/api-keys`, summary: 'The team’s live API keys (admin)', data: z.object({ api_keys: z.array(apiKey) }), errors: errors([401, 403, 404]) });
-  keys({ method: 'delete', path: `${T}/api-keys/{keyId}`, summary: 'Revoke an API key (admin)', data: deletedView, errors: errors([401, 403, 404]) });
+  keys({
+    method: 'get',
+    path: `${T}/api-keys`,
+    summary: 'The team’s live API keys (admin)',
+    data: z.object({ api_keys: z.array(apiKey) }),
+    errors: errors([401, 403, 404]),
+  });
+  keys({
+    method: 'delete',
+    path: `${T}/api-keys/{keyId}`,
+    summary: 'Revoke an API key (admin)',
+    data: deletedView,
+    errors: errors([401, 403, 404]),
+  });
   keys({
     method: 'get',
     path: `${T}/api-keys/{keyId}/activity`,
@@ -44,8 +57,20 @@ export function registerTeams(r: OpenAPIRegistry): void {
   });
 
   const teams = op('Teams');
-  teams({ method: 'get', path: `${T}/permissions`, summary: 'The caller’s role and what it allows, the plan’s limits and current use', data: teamPermissionsView, errors: errors([401, 404]) });
-  teams({ method: 'get', path: `${T}/usage`, summary: 'Events this calendar month (UTC), websites and members against the plan’s limits', data: teamUsageView, errors: errors([401, 404]) });
+  teams({
+    method: 'get',
+    path: `${T}/permissions`,
+    summary: 'The caller’s role and what it allows, the plan’s limits and current use',
+    data: teamPermissionsView,
+    errors: errors([401, 404]),
+  });
+  teams({
+    method: 'get',
+    path: `${T}/usage`,
+    summary: 'Events this calendar month (UTC), websites and members against the plan’s limits',
+    data: teamUsageView,
+    errors: errors([401, 404]),
+  });
   teams({
     method: 'get',
     path: `${T}/members`,
@@ -65,6 +90,18 @@ export function registerTeams(r: OpenAPIRegistry): void {
     status: 201,
     errors: errors([401, 403, 404, 429], true),
   });
-  invites({ method: 'get', path: `${T}/invites`, summary: 'The team’s invites, newest first (admin)', data: z.object({ invites: z.array(invite) }), errors: errors([401, 403, 404]) });
-  invites({ method: 'delete', path: `${T}/invites/{inviteId}`, summary: 'Revoke an open invite (admin)', data: revokedView, errors: errors([401, 403, 404]) });
+  invites({
+    method: 'get',
+    path: `${T}/invites`,
+    summary: 'The team’s invites, newest first (admin)',
+    data: z.object({ invites: z.array(invite) }),
+    errors: errors([401, 403, 404]),
+  });
+  invites({
+    method: 'delete',
+    path: `${T}/invites/{inviteId}`,
+    summary: 'Revoke an open invite (admin)',
+    data: revokedView,
+    errors: errors([401, 403, 404]),
+  });
 }

@@ -32,7 +32,8 @@ import { DASHBOARD_PARAMS, DASHBOARD_STATUS_TEXT, dashboardErrors as errors, ope
 
 export function registerWebsites(r: OpenAPIRegistry): void {
   const register = operations(r, DASHBOARD_STATUS_TEXT, DASHBOARD_PARAMS);
-  const op = (tag: string) => (o: Omit<Parameters<typeof register>[0], 'tag' | 'security'>) => register({ ...o, tag, security: SECURITY.jwt });
+  const op = (tag: string) => (o: Omit<Parameters<typeof register>[0], 'tag' | 'security'>) =>
+    register({ ...o, tag, security: SECURITY.jwt });
   const W = '/api/websites/{websiteId}';
 
   const websites = op('Websites');
@@ -45,9 +46,27 @@ export function registerWebsites(r: OpenAPIRegistry): void {
     status: 201,
     errors: errors([401, 403, 404], true),
   });
-  websites({ method: 'get', path: '/api/websites', summary: 'Websites of every team the caller belongs to, newest first', data: websiteListView, errors: errors([401]) });
-  websites({ method: 'get', path: W, summary: 'One website (viewer)', data: websiteView, errors: errors([401, 403, 404]) });
-  websites({ method: 'delete', path: W, summary: 'Delete a website and its analytics (admin)', data: deletedView, errors: errors([401, 403, 404]) });
+  websites({
+    method: 'get',
+    path: '/api/websites',
+    summary: 'Websites of every team the caller belongs to, newest first',
+    data: websiteListView,
+    errors: errors([401]),
+  });
+  websites({
+    method: 'get',
+    path: W,
+    summary: 'One website (viewer)',
+    data: websiteView,
+    errors: errors([401, 403, 404]),
+  });
+  websites({
+    method: 'delete',
+    path: W,
+    summary: 'Delete a website and its analytics (admin)',
+    data: deletedView,
+    errors: errors([401, 403, 404]),
+  });
   websites({
     method: 'get',
     path: `${W}/snippet`,
@@ -75,7 +94,13 @@ export function registerWebsites(r: OpenAPIRegistry): void {
 
   const goals = op('Goals');
   const goal = goalView.openapi('Goal');
-  goals({ method: 'get', path: `${W}/goals`, summary: 'The website’s goals (viewer)', data: z.object({ goals: z.array(goal) }), errors: errors([401, 403, 404]) });
+  goals({
+    method: 'get',
+    path: `${W}/goals`,
+    summary: 'The website’s goals (viewer)',
+    data: z.object({ goals: z.array(goal) }),
+    errors: errors([401, 403, 404]),
+  });
   goals({
     method: 'post',
     path: `${W}/goals`,
@@ -93,10 +118,22 @@ export function registerWebsites(r: OpenAPIRegistry): void {
     data: z.object({ goal }),
     errors: errors([401, 403, 404, 409], true),
   });
-  goals({ method: 'delete', path: `${W}/goals/{goalId}`, summary: 'Delete a goal (editor)', data: deletedView, errors: errors([401, 403, 404]) });
+  goals({
+    method: 'delete',
+    path: `${W}/goals/{goalId}`,
+    summary: 'Delete a goal (editor)',
+    data: deletedView,
+    errors: errors([401, 403, 404]),
+  });
 
   const exclusions = op('Exclusions');
-  exclusions({ method: 'get', path: `${W}/exclusions`, summary: 'IP and path exclusions (viewer)', data: exclusionsView, errors: errors([401, 403, 404]) });
+  exclusions({
+    method: 'get',
+    path: `${W}/exclusions`,
+    summary: 'IP and path exclusions (viewer)',
+    data: exclusionsView,
+    errors: errors([401, 403, 404]),
+  });
   const kinds = [
     ['ip', ipExclusionBody, ipExclusionView, 'an IPv4/IPv6 address or CIDR range'],
     ['path', pathExclusionBody, pathExclusionView, 'a path pattern (* wildcards)'],
@@ -122,7 +159,13 @@ export function registerWebsites(r: OpenAPIRegistry): void {
 
   const members = op('Team members');
   const member = memberView.openapi('TeamMember');
-  members({ method: 'get', path: `${W}/team-members`, summary: 'Members of the website’s team (viewer)', data: z.array(member), errors: errors([401, 403, 404]) });
+  members({
+    method: 'get',
+    path: `${W}/team-members`,
+    summary: 'Members of the website’s team (viewer)',
+    data: z.array(member),
+    errors: errors([401, 403, 404]),
+  });
   members({
     method: 'post',
     path: `${W}/team-members`,

@@ -21,11 +21,16 @@ const ajv = new Ajv2020({ strict: false, allErrors: false });
 addFormats(ajv);
 // Component refs ('#/components/...') resolve against the document, registered once under its own id.
 ajv.addSchema({ $id: 'openapi', components: doc.components });
-const toDocRefs = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/'));
+const toDocRefs = (schema: unknown): unknown =>
+  JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/'));
 
 // Literal paths before templated ones, so /api/openapi.json is never taken for a {parameter}.
 const templates = Object.keys(doc.paths)
-  .map((template) => ({ template, params: (template.match(/\{/g) ?? []).length, pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`) }))
+  .map((template) => ({
+    template,
+    params: (template.match(/\{/g) ?? []).length,
+    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }))
   .sort((a, b) => a.params - b.params);
 const compiled = new Map<string, ValidateFunction>();
 
@@ -38,11 +43,13 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
   if (!operation) {
     // An unknown endpoint's 404 comes from the catch-all handler, and an unreadable path's 400 from the guard
     // in front of every route: no document path describes either.
-    if (status === 404 || (status === 400 && pathProblem(pathname)) || (!match && !pathname.startsWith('/api/'))) return;
+    if (status === 404 || (status === 400 && pathProblem(pathname)) || (!match && !pathname.startsWith('/api/')))
+      return;
     throw new Error(`OpenAPI: ${method} ${pathname} answered ${status} but the document has no such operation`);
   }
   const response = operation.responses[String(status)];
-  if (!response) throw new Error(`OpenAPI: ${method} ${match.template} answered ${status}, which the document does not list`);
+  if (!response)
+    throw new Error(`OpenAPI: ${method} ${match.template} answered ${status}, which the document does not list`);
   const schema = response.content?.['application/json']?.schema;
   if (!schema) return;
   const key = `${method} ${match.template} ${status}`;
@@ -52,6 +59,8 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
     compiled.set(key, validate);
   }
   if (!validate(body)) {
-    throw new Error(`OpenAPI: ${key} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+    throw new Error(
+      `OpenAPI: ${key} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`,
+    );
   }
 }

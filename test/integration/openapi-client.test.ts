@@ -39,10 +39,14 @@ it('generates a TypeScript client from the document that compiles with tsc', () 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tidemark-openapi-client-'));
   try {
     fs.writeFileSync(path.join(dir, 'openapi.json'), JSON.stringify(openApiDocument('http://localhost:3000')));
-    execFileSync(process.execPath, [generator, '-i', 'openapi.json', '-o', 'generated', '-c', '@hey-api/client-fetch', '-s', '--no-log-file'], {
-      cwd: dir,
-      stdio: 'pipe',
-    });
+    execFileSync(
+      process.execPath,
+      [generator, '-i', 'openapi.json', '-o', 'generated', '-c', '@hey-api/client-fetch', '-s', '--no-log-file'],
+      {
+        cwd: dir,
+        stdio: 'pipe',
+      },
+    );
     expect(fs.existsSync(path.join(dir, 'generated/sdk.gen.ts'))).toBe(true);
     fs.writeFileSync(path.join(dir, 'program.ts'), program);
     fs.writeFileSync(
@@ -72,7 +76,9 @@ it('generates a TypeScript client from the document that compiles with tsc', () 
 }, 120_000);
 
 it('carries no regular-expression flags in its patterns (JSON Schema patterns have none: /i would be literal text)', () => {
-  const patterns = [...JSON.stringify(openApiDocument('http://localhost:3000')).matchAll(/"pattern":"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]);
+  const patterns = [
+    ...JSON.stringify(openApiDocument('http://localhost:3000')).matchAll(/"pattern":"((?:[^"\\]|\\.)*)"/g),
+  ].map((m) => m[1]);
   expect(patterns.length).toBeGreaterThan(0);
   expect(patterns.filter((p) => /\/[dgimsuvy]+$/.test(p))).toEqual([]);
 });
