@@ -9,7 +9,7 @@ import { registerIngestion } from './ingestion';
 import { registerTeams } from './teams';
 import { registerWebsites } from './websites';
 
-export const API_VERSION = '1.0.0';
+const API_VERSION = '1.0.0';
 /** Where the document is served: the spec's address and one beside the other APIs. */
 export const DOCUMENT_PATHS = ['/api/external/v1/openapi.json', '/api/openapi.json'];
 
