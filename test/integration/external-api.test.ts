@@ -86,6 +86,36 @@ describe('the OpenAPI document', () => {
     expect(res.body.info.version).toBe('1.0.0');
     const result = await validate(structuredClone(res.body));
     expect(result.valid ? [] : result.errors).toEqual([]);
+    const beside = await call('GET', '/api/openapi.json');
+    expect(beside.status).toBe(200);
+    expect(beside.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(beside.body).toEqual(res.body);
+  });
+
+  it('covers ingestion and the dashboard APIs too, each with its credentials', async () => {
+    const { body: doc } = await call('GET', '/api/openapi.json');
+    const operation = (method: string, path: string) => doc.paths[path]?.[method];
+    const jwt = [{ BearerJwt: [] }];
+    const apiKey = [{ ApiKeyHeader: [] }, { BearerApiKey: [] }];
+    expect(operation('post', '/api/v1/events').security).toEqual(apiKey);
+    expect(operation('post', '/api/v1/events').responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/IngestResult');
+    for (const path of ['/api/events/{trackingCode}', '/api/track/{trackingCode}', '/e/{trackingCode}']) {
+      expect(operation('post', path).security).toEqual([]);
+      expect(Object.keys(operation('post', path).requestBody.content).sort()).toEqual(['application/json', 'text/plain']);
+    }
+    expect(operation('post', '/api/auth/login').security).toEqual([]);
+    expect(operation('post', '/api/auth/token').security).toEqual([{ SessionCookie: [] }]);
+    for (const [method, path] of [
+      ['get', '/api/users/me'], ['put', '/api/users/me/password'], ['post', '/api/websites'], ['get', '/api/websites/{websiteId}'],
+      ['put', '/api/websites/{websiteId}/general'], ['put', '/api/websites/{websiteId}/tracking'], ['get', '/api/websites/{websiteId}/snippet'],
+      ['post', '/api/websites/{websiteId}/goals'], ['post', '/api/websites/{websiteId}/exclusions/ip'],
+      ['put', '/api/websites/{websiteId}/team-members/{memberId}'], ['put', '/api/websites/{websiteId}/errors/{groupId}'],
+      ['post', '/api/teams/{teamId}/api-keys'], ['get', '/api/teams/{teamId}/api-keys/{keyId}/activity'], ['get', '/api/teams/{teamId}/usage'],
+      ['post', '/api/teams/{teamId}/invites'],
+    ]) {
+      expect(operation(method, path)?.security).toEqual(jwt);
+    }
+    expect(operation('get', '/api/invites/{token}').security).toEqual([]);
   });
 
   it('documents every endpoint, both security schemes, the limits and the error envelope', async () => {
