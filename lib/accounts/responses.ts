@@ -37,16 +37,16 @@ export const revokedView = z.object({ revoked: z.literal(true) });
 
 export const websiteView = z.object({ website: websiteDetail });
 export const websiteListView = z.object({ websites: z.array(websiteDetail), total: count });
-export const generalSettingsView = z.object({
-  id: z.string(),
-  domain: z.string(),
-  name: z.string(),
-  timezone: z.string(),
-  primary_color: z.string().nullable(),
-  kpi_goal: z.number().nullable(),
-  public_dashboard: z.boolean(),
-  allowed_domains: z.array(z.string()),
-  updated_at: isoTime,
+export const generalSettingsView = websiteDetail.pick({
+  id: true,
+  domain: true,
+  name: true,
+  timezone: true,
+  primary_color: true,
+  kpi_goal: true,
+  public_dashboard: true,
+  allowed_domains: true,
+  updated_at: true,
 });
 export const trackingSettingsView = z.object({ id: z.string(), settings: websiteSettings, updated_at: isoTime });
 export const trackingSnippetView = z.object({

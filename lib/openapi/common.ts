@@ -148,3 +148,9 @@ export function operations(r: OpenAPIRegistry, statusText: Record<number, string
     });
   };
 }
+
+/** Dashboard operations behind the Bearer JWT, by tag. */
+export function jwtOperations(r: OpenAPIRegistry) {
+  const register = operations(r, DASHBOARD_STATUS_TEXT, DASHBOARD_PARAMS);
+  return (tag: string) => (op: Omit<Operation, 'tag' | 'security'>) => register({ ...op, tag, security: SECURITY.jwt });
+}

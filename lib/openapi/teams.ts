@@ -15,12 +15,10 @@ import {
 } from '../accounts/responses';
 import { createApiKeyBody, createInviteBody } from '../accounts/schemas';
 import { z } from '../external/zod';
-import { DASHBOARD_PARAMS, DASHBOARD_STATUS_TEXT, dashboardErrors as errors, operations, SECURITY } from './common';
+import { dashboardErrors as errors, jwtOperations } from './common';
 
 export function registerTeams(r: OpenAPIRegistry): void {
-  const register = operations(r, DASHBOARD_STATUS_TEXT, DASHBOARD_PARAMS);
-  const op = (tag: string) => (o: Omit<Parameters<typeof register>[0], 'tag' | 'security'>) =>
-    register({ ...o, tag, security: SECURITY.jwt });
+  const op = jwtOperations(r);
   const T = '/api/teams/{teamId}';
 
   const keys = op('API keys');

@@ -28,12 +28,10 @@ import {
 import { snippetQuery } from '../accounts/snippet';
 import { errorGroup, errorGroupStatusBody, errorGroupsData, errorGroupsQuery } from '../external/schemas';
 import { z } from '../external/zod';
-import { DASHBOARD_PARAMS, DASHBOARD_STATUS_TEXT, dashboardErrors as errors, operations, SECURITY } from './common';
+import { dashboardErrors as errors, jwtOperations } from './common';
 
 export function registerWebsites(r: OpenAPIRegistry): void {
-  const register = operations(r, DASHBOARD_STATUS_TEXT, DASHBOARD_PARAMS);
-  const op = (tag: string) => (o: Omit<Parameters<typeof register>[0], 'tag' | 'security'>) =>
-    register({ ...o, tag, security: SECURITY.jwt });
+  const op = jwtOperations(r);
   const W = '/api/websites/{websiteId}';
 
   const websites = op('Websites');
