@@ -12,7 +12,7 @@ import { authRoutes } from './routes/auth';
 import { statsRoutes } from './routes/external/stats';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
 import { externalReadRoutes } from './routes/external/read';
-import { openApiDocument } from '../lib/external/openapi';
+import { DOCUMENT_PATHS, openApiDocument } from '../lib/openapi/document';
 import { ingestEnqueuer } from '../lib/queue/ingest';
 import { browserIngestRoutes } from './routes/browserIngest';
 import { healthRoutes } from './routes/health';
@@ -51,7 +51,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/teams', teamRoutes(deps));
   app.use('/api/invites', inviteRoutes(deps));
   // The OpenAPI document is public and edge-cacheable (spec: 5 minutes).
-  app.get('/api/external/v1/openapi.json', (_req, res) => {
+  app.get(DOCUMENT_PATHS, (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.json(openApiDocument(deps.config.PUBLIC_URL));
   });

@@ -39,6 +39,19 @@ export function pathUuid(req: Request, name: string, what: string): string {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
+/** Why a request path is unreadable (not valid percent-encoded UTF-8, or decodes to a control character), if it is. */
+export function pathProblem(path: string): string | undefined {
+  // Node's HTTP parser already refuses raw control characters in a request line.
+  if (!path.includes('%')) return undefined;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return 'Request path is not valid percent-encoded UTF-8';
+  }
+  return CONTROL.test(decoded) ? 'Request path holds a control character' : undefined;
+}
+
 /**
  * Refuses a request whose path is not valid percent-encoded UTF-8 (`%C0%AF`, a lone `%`) or decodes to a
  * control character (`%00`), before any route decodes its parameters: 400 in the envelope on every route,
@@ -46,14 +59,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
  */
 export function pathGuard(): RequestHandler {
   return (req, _res, next) => {
-    // Node's HTTP parser already refuses raw control characters in a request line.
-    if (!req.path.includes('%')) return next();
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(req.path);
-    } catch {
-      return next(badRequest('Request path is not valid percent-encoded UTF-8'));
-    }
-    next(CONTROL.test(decoded) ? badRequest('Request path holds a control character') : undefined);
+    const problem = pathProblem(req.path);
+    next(problem ? badRequest(problem) : undefined);
   };
 }

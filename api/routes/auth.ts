@@ -1,5 +1,6 @@
 // /api/auth: register, login, logout, and JWT renewal from the session cookie (DESIGN §3 "Accounts").
 import { Router, type Request } from 'express';
+import type { LoggedOutView, TokenView } from '../../lib/accounts/responses';
 import { loginBody, registerBody } from '../../lib/accounts/schemas';
 import { authenticateUser, createUser, getUser } from '../../lib/accounts/users';
 import { DEVICE_COOKIE, verifyDeviceCookie } from '../../lib/auth/devices';
@@ -71,13 +72,13 @@ export function authRoutes(deps: AppDeps): Router {
     if (bearerUser) users.add(bearerUser);
     for (const id of users) await revokeTokens(pool, id);
     res.clearCookie(SESSION_COOKIE, sessionCookieOptions(config.PUBLIC_URL));
-    sendData(res, { logged_out: true });
+    sendData(res, { logged_out: true } satisfies LoggedOutView);
   });
 
   router.post('/token', requireSession(pool), async (_req, res) => {
     const user = await getUser(pool, res.locals.userId as string);
     if (!user) throw unauthorized('Session user no longer exists');
-    sendData(res, { token: signJwt(config.JWT_SECRET, user.id, user.token_version), expires_in: JWT_TTL_SECONDS });
+    sendData(res, { token: signJwt(config.JWT_SECRET, user.id, user.token_version), expires_in: JWT_TTL_SECONDS } satisfies TokenView);
   });
 
   return router;

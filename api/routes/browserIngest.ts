@@ -3,7 +3,13 @@
 import express, { Router, type Request, type Response } from 'express';
 import { Counter } from 'prom-client';
 import { admitBrowserClient, ingestBrowserEvent, type BrowserDeps } from '../../lib/ingest/accept/browser';
-import { browserEventSchema, MAX_BROWSER_BODY_BYTES, type BrowserEvent } from '../../lib/ingest/accept/browserSchemas';
+import {
+  browserEventSchema,
+  MAX_BROWSER_BODY_BYTES,
+  type BrowserEvent,
+  type BrowserIngestResult,
+  type TrackerConfig,
+} from '../../lib/ingest/accept/browserSchemas';
 import { cleanJson } from '../../lib/ingest/job/sanitize';
 import { normalizeIp } from '../../lib/ingest/accept/enrich';
 import { notFound, badRequest } from '../../lib/errors';
@@ -61,9 +67,9 @@ export function browserIngestRoutes(deps: AppDeps, enqueue: IngestEnqueue): Rout
     const eventName = event.event_type === 'custom' ? (event.event_name ?? null) : null;
     sendData(
       res,
-      outcome.kind === 'recorded'
+      (outcome.kind === 'recorded'
         ? { type: 'event_recorded', event_type: event.event_type, event_name: eventName }
-        : { type: 'event_ignored', reason: outcome.reason, event_type: event.event_type, event_name: eventName },
+        : { type: 'event_ignored', reason: outcome.reason, event_type: event.event_type, event_name: eventName }) satisfies BrowserIngestResult,
     );
   };
 
@@ -78,7 +84,7 @@ export function browserIngestRoutes(deps: AppDeps, enqueue: IngestEnqueue): Rout
     const site = await sites.get(String(req.params.code));
     if (!site?.website.is_active) throw notFound('Unknown tracking code');
     res.setHeader('Cache-Control', 'public, max-age=60');
-    sendData(res, { tracking_code: site.website.tracking_code, settings: site.website.settings });
+    sendData(res, { tracking_code: site.website.tracking_code, settings: site.website.settings } satisfies TrackerConfig);
   });
   return router;
 }

@@ -3,8 +3,9 @@
 import { Router } from 'express';
 import { addIpExclusion, addPathExclusion, deleteExclusion, listExclusions } from '../../lib/accounts/exclusions';
 import { ipExclusionBody, pathExclusionBody, trackingSettingsBody } from '../../lib/accounts/schemas';
-import { requireWebsiteRole, updateTrackingSettings, websiteDetail } from '../../lib/accounts/websites';
+import { requireWebsiteRole, trackingSettingsView, updateTrackingSettings } from '../../lib/accounts/websites';
 import type { SiteConfigCache } from '../../lib/ingest/accept/siteCache';
+import type { DeletedView } from '../../lib/accounts/responses';
 import type { AppDeps } from '../deps';
 import { userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
@@ -40,7 +41,7 @@ export function exclusionRoutes({ pool }: AppDeps, sites: SiteConfigCache): Rout
       const { website: w } = await requireWebsiteRole(pool, website(req), userId(res), 'editor');
       await deleteExclusion(pool, kind, w.id, pathUuid(req, 'exclusionId', 'Exclusion'));
       sites.invalidate(w.tracking_code);
-      sendData(res, { deleted: true });
+      sendData(res, { deleted: true } satisfies DeletedView);
     });
   }
 
@@ -49,7 +50,7 @@ export function exclusionRoutes({ pool }: AppDeps, sites: SiteConfigCache): Rout
     const body = parseBody(trackingSettingsBody, req);
     const updated = await updateTrackingSettings(pool, w.id, body);
     sites.invalidate(w.tracking_code);
-    sendData(res, { id: updated.id, settings: updated.settings, updated_at: websiteDetail(updated).updated_at });
+    sendData(res, trackingSettingsView(updated));
   });
   return router;
 }

@@ -4,6 +4,7 @@ import { createGoal, deleteGoal, goalView, listGoals, updateGoal } from '../../l
 import { createGoalBody, updateGoalBody } from '../../lib/accounts/schemas';
 import { requireWebsiteRole } from '../../lib/accounts/websites';
 import { bumpGoalsVersion } from '../../lib/ingest/accept/goalsCache';
+import type { DeletedView } from '../../lib/accounts/responses';
 import type { AppDeps } from '../deps';
 import { userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
@@ -38,7 +39,7 @@ export function goalRoutes({ pool, redis, config }: AppDeps): Router {
     const { website: w } = await requireWebsiteRole(pool, website(req), userId(res), 'editor');
     await deleteGoal(pool, w.id, pathUuid(req, 'goalId', 'Goal'));
     await changed(w.id);
-    sendData(res, { deleted: true });
+    sendData(res, { deleted: true } satisfies DeletedView);
   });
   return router;
 }

@@ -2,6 +2,7 @@
 // opens one previews it and accepts it under /api/invites/:token, signed in or registering on the way.
 import { Router } from 'express';
 import { acceptInvite, createInvite, inviteUrl, listInvites, previewInvite, revokeInvite } from '../../lib/accounts/invites';
+import type { CreatedInviteView, InviteAcceptedView, RevokedView } from '../../lib/accounts/responses';
 import { acceptInviteBody, createInviteBody } from '../../lib/accounts/schemas';
 import { requireTeamRole } from '../../lib/accounts/teams';
 import { getUser } from '../../lib/accounts/users';
@@ -32,7 +33,7 @@ export function teamInviteRoutes(deps: AppDeps): Router {
     );
     if (wait > 0) throw rateLimited('Too many invites; try again later', wait);
     const { invite, token } = await createInvite(pool, t.id, { role, userId: userId(res) }, body.email, body.role);
-    sendData(res, { ...invite, url: inviteUrl(config.PUBLIC_URL, token), token }, 201);
+    sendData(res, { ...invite, url: inviteUrl(config.PUBLIC_URL, token), token } satisfies CreatedInviteView, 201);
   });
 
   router.get('/', async (req, res) => {
@@ -43,7 +44,7 @@ export function teamInviteRoutes(deps: AppDeps): Router {
   router.delete('/:inviteId', async (req, res) => {
     const { team: t } = await requireTeamRole(pool, team(req), userId(res), 'admin');
     await revokeInvite(pool, t.id, pathUuid(req, 'inviteId', 'Invite'));
-    sendData(res, { revoked: true });
+    sendData(res, { revoked: true } satisfies RevokedView);
   });
   return router;
 }
@@ -71,7 +72,7 @@ export function inviteRoutes(deps: AppDeps): Router {
       const user = await getUser(pool, signedIn);
       if (!user) throw unauthorized('A valid Bearer token is required');
       const { member, teamId } = await acceptInvite(pool, token(req), { kind: 'user', user });
-      sendData(res, { team_id: teamId, member: { id: member.id, role: member.role } });
+      sendData(res, { team_id: teamId, member: { id: member.id, role: member.role } } satisfies InviteAcceptedView);
       return;
     }
     if (!body.password) throw unauthorized('Sign in to accept, or give a password to create the invited account');

@@ -1,6 +1,7 @@
 // Signing a user in: the session and known-device cookies, and the JWT with the user and default team. Shared
 // by login, registration and accepting an invite as a new user.
 import type { CookieOptions, Response } from 'express';
+import type { InviteAcceptedView, SignInView } from '../../lib/accounts/responses';
 import { getTeam } from '../../lib/accounts/teams';
 import { publicUser, type UserRow } from '../../lib/accounts/users';
 import { DEVICE_COOKIE, deviceCookieValue, DEVICE_TTL_MS } from '../../lib/auth/devices';
@@ -18,7 +19,7 @@ export function sessionCookieOptions(publicUrl: string): CookieOptions {
  */
 export function signInResponder({ pool, config }: Pick<AppDeps, 'pool' | 'config'>) {
   const cookieOptions = sessionCookieOptions(config.PUBLIC_URL);
-  return async (res: Response, user: UserRow, status: number, device?: string, extra: Record<string, unknown> = {}) => {
+  return async (res: Response, user: UserRow, status: number, device?: string, extra: Partial<InviteAcceptedView> = {}) => {
     const session = await createSession(pool, user.id);
     res.cookie(SESSION_COOKIE, session.token, { ...cookieOptions, maxAge: SESSION_TTL_MS });
     res.cookie(DEVICE_COOKIE, deviceCookieValue(config.JWT_SECRET, user.id, device), {
@@ -34,7 +35,7 @@ export function signInResponder({ pool, config }: Pick<AppDeps, 'pool' | 'config
         team: team && { id: team.id, name: team.name, plan: team.plan },
         token: signJwt(config.JWT_SECRET, user.id, user.token_version),
         ...extra,
-      },
+      } satisfies SignInView,
       status,
     );
   };

@@ -5,6 +5,7 @@ import { addMemberBody, changeRoleBody } from '../../lib/accounts/schemas';
 import { requireWebsiteRole } from '../../lib/accounts/websites';
 import { takeAttempt, windowKeys } from '../../lib/auth/windows';
 import { orUnavailable, rateLimited } from '../../lib/errors';
+import type { DeletedView } from '../../lib/accounts/responses';
 import type { AppDeps } from '../deps';
 import { userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
@@ -44,7 +45,7 @@ export function teamMemberRoutes({ pool, redis, config }: AppDeps): Router {
   router.delete('/:memberId', async (req, res) => {
     const { website: w, role } = await requireWebsiteRole(pool, website(req), userId(res), 'admin');
     await deactivateMember(pool, w.team_id, role, pathUuid(req, 'memberId', 'Team member'));
-    sendData(res, { deleted: true });
+    sendData(res, { deleted: true } satisfies DeletedView);
   });
   return router;
 }

@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { apiKeyView, createApiKey, getTeamApiKey, listApiKeys, revokeApiKey } from '../../lib/accounts/apiKeys';
 import { apiKeyActivity } from '../../lib/stats/reads/apiKeyActivity';
 import { listMembers, memberView } from '../../lib/accounts/members';
+import type { ApiKeyActivityView, DeletedView, TeamPermissionsView, TeamUsageView } from '../../lib/accounts/responses';
 import { createApiKeyBody } from '../../lib/accounts/schemas';
 import { countActiveMembers, countWebsites, hasRole, planLimits, requireTeamRole } from '../../lib/accounts/teams';
 import { eventsStoredSince } from '../../lib/limits/eventsStored';
@@ -31,14 +32,14 @@ export function teamRoutes(deps: AppDeps): Router {
   router.delete('/:teamId/api-keys/:keyId', async (req, res) => {
     const { team: t } = await requireTeamRole(pool, team(req), userId(res), 'admin');
     await revokeApiKey(pool, t.id, pathUuid(req, 'keyId', 'API key'));
-    sendData(res, { deleted: true });
+    sendData(res, { deleted: true } satisfies DeletedView);
   });
 
   // The key's activity panel (spec): accepted events only, 24 h / 7 d counts, top types, the 20 latest.
   router.get('/:teamId/api-keys/:keyId/activity', async (req, res) => {
     const { team: t } = await requireTeamRole(pool, team(req), userId(res), 'admin');
     const key = await getTeamApiKey(pool, t.id, pathUuid(req, 'keyId', 'API key'));
-    sendData(res, { api_key: apiKeyView(key), ...(await apiKeyActivity(deps.clickhouse, key.id)) });
+    sendData(res, { api_key: apiKeyView(key), ...(await apiKeyActivity(deps.clickhouse, key.id)) } satisfies ApiKeyActivityView);
   });
 
   router.get('/:teamId/permissions', async (req, res) => {
@@ -61,7 +62,7 @@ export function teamRoutes(deps: AppDeps): Router {
         can_edit_settings: hasRole(role, 'editor'),
         can_view: true,
       },
-    });
+    } satisfies TeamPermissionsView);
   });
 
   router.get('/:teamId/usage', async (req, res) => {
@@ -81,7 +82,7 @@ export function teamRoutes(deps: AppDeps): Router {
         team_members: await countActiveMembers(pool, t.id),
         team_members_limit: limits.maxTeamMembers,
       },
-    });
+    } satisfies TeamUsageView);
   });
 
   router.get('/:teamId/members', async (req, res) => {

@@ -1,5 +1,6 @@
 // /api/users/me: the caller's profile and password.
 import { Router } from 'express';
+import type { PasswordChangedView } from '../../lib/accounts/responses';
 import { changePasswordBody, updateProfileBody } from '../../lib/accounts/schemas';
 import { changePassword, getUser, publicUser, updateProfile } from '../../lib/accounts/users';
 import { JWT_TTL_SECONDS, sha256Hex, SESSION_COOKIE, signJwt } from '../../lib/auth/tokens';
@@ -29,7 +30,7 @@ export function userRoutes({ pool, config }: AppDeps): Router {
     const cookie = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
     // Every earlier JWT (this one too) is revoked and other sessions end; the caller gets a fresh token.
     const version = await changePassword(pool, userId(res), body.current_password, body.new_password, cookie && sha256Hex(cookie));
-    sendData(res, { updated: true, token: signJwt(config.JWT_SECRET, userId(res), version), expires_in: JWT_TTL_SECONDS });
+    sendData(res, { updated: true, token: signJwt(config.JWT_SECRET, userId(res), version), expires_in: JWT_TTL_SECONDS } satisfies PasswordChangedView);
   });
 
   return router;

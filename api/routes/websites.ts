@@ -15,6 +15,7 @@ import {
 import { purgeWebsiteData } from '../../lib/clickhouse/purge';
 import { badRequest } from '../../lib/errors';
 import { snippetQuery, trackingSnippet } from '../../lib/accounts/snippet';
+import type { DeletedView, WebsiteListView } from '../../lib/accounts/responses';
 import type { AppDeps } from '../deps';
 import { requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
@@ -41,7 +42,7 @@ export function websiteRoutes(deps: AppDeps, sites: SiteConfigCache): Router {
 
   router.get('/', async (_req, res) => {
     const websites = await listWebsitesForUser(pool, userId(res));
-    sendData(res, { websites: websites.map(websiteDetail), total: websites.length });
+    sendData(res, { websites: websites.map(websiteDetail), total: websites.length } satisfies WebsiteListView);
   });
 
   router.get('/:websiteId', async (req, res) => {
@@ -60,7 +61,7 @@ export function websiteRoutes(deps: AppDeps, sites: SiteConfigCache): Router {
     await purgeWebsiteData(deps.clickhouse, website.id);
     await deleteWebsiteRow(pool, website.id);
     sites.invalidate(website.tracking_code);
-    sendData(res, { deleted: true });
+    sendData(res, { deleted: true } satisfies DeletedView);
   });
 
   router.put('/:websiteId/general', async (req, res) => {

@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 import { sha256Hex } from '../auth/tokens';
 import { forbidden, notFound } from '../errors';
 import { limitOverridesSchema, type LimitOverrides, type PlanName } from '../plans';
+import type { ApiKeyView, CreatedApiKeyView } from './responses';
 import type { CreateApiKeyBody } from './schemas';
 import { getTeam, liftHint } from './teams';
 import { getWebsite, type WebsiteRow } from './websites';
@@ -26,7 +27,7 @@ export interface ApiKeyRow {
 
 const COLUMNS = 'id, team_id, name, permission, website_id, prefix, created_at, last_used_at, revoked_at';
 
-export function apiKeyView(k: ApiKeyRow) {
+export function apiKeyView(k: ApiKeyRow): ApiKeyView {
   return {
     id: k.id,
     name: k.name,
@@ -43,7 +44,7 @@ export function paidPlanRequired(teamId: string) {
   return forbidden(`API keys need a plan other than free; ${liftHint(teamId)}`, 'API_PAID_PLAN_REQUIRED');
 }
 
-export async function createApiKey(pool: Pool, teamId: string, userId: string, body: CreateApiKeyBody) {
+export async function createApiKey(pool: Pool, teamId: string, userId: string, body: CreateApiKeyBody): Promise<CreatedApiKeyView> {
   const team = await getTeam(pool, teamId);
   if (!team) throw notFound('Team not found');
   if (team.plan === 'free') throw paidPlanRequired(team.id);

@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 import { withTransaction } from '../db/pool';
 import { conflict, isUniqueViolation, notFound } from '../errors';
 import { MAX_IP_EXCLUSIONS, MAX_PATH_EXCLUSIONS } from '../ingest/accept/exclusions';
+import type { ExclusionsView, IpExclusionView, PathExclusionView } from './responses';
 
 interface ExclusionRow {
   id: string;
@@ -20,7 +21,7 @@ export interface PathExclusionRow extends ExclusionRow {
 
 const view = <T extends ExclusionRow>(r: T) => ({ ...r, created_at: r.created_at.toISOString() });
 
-export async function listExclusions(pool: Pool, websiteId: string) {
+export async function listExclusions(pool: Pool, websiteId: string): Promise<ExclusionsView> {
   const [ips, paths] = await Promise.all([
     pool.query<IpExclusionRow>('SELECT id, website_id, ip_address, description, created_at FROM ip_exclusions WHERE website_id = $1 ORDER BY created_at, id', [websiteId]),
     pool.query<PathExclusionRow>('SELECT id, website_id, path_pattern, description, created_at FROM path_exclusions WHERE website_id = $1 ORDER BY created_at, id', [websiteId]),
@@ -63,10 +64,10 @@ async function addCapped<R extends ExclusionRow>(pool: Pool, kind: keyof typeof 
   }
 }
 
-export const addIpExclusion = (pool: Pool, websiteId: string, ip: string, description?: string) =>
+export const addIpExclusion = (pool: Pool, websiteId: string, ip: string, description?: string): Promise<IpExclusionView> =>
   addCapped<IpExclusionRow>(pool, 'ip', websiteId, ip, description);
 
-export const addPathExclusion = (pool: Pool, websiteId: string, pattern: string, description?: string) =>
+export const addPathExclusion = (pool: Pool, websiteId: string, pattern: string, description?: string): Promise<PathExclusionView> =>
   addCapped<PathExclusionRow>(pool, 'path', websiteId, pattern, description);
 
 export async function deleteExclusion(pool: Pool, kind: 'ip' | 'path', websiteId: string, id: string): Promise<void> {

@@ -1,6 +1,7 @@
 // Goal definitions. Ingestion accepts `goal` events only for an active goal of the website (spec).
 import type { Pool } from 'pg';
 import { conflict, isUniqueViolation, notFound } from '../errors';
+import type { GoalView } from './responses';
 import type { CreateGoalBody, UpdateGoalBody } from './schemas';
 
 export interface GoalRow {
@@ -15,7 +16,7 @@ export interface GoalRow {
 
 const COLUMNS = 'id, website_id, name, is_active, created_via, created_at, updated_at';
 
-export function goalView(g: GoalRow) {
+export function goalView(g: GoalRow): GoalView {
   return {
     id: g.id,
     website_id: g.website_id,

@@ -9,6 +9,7 @@ import { forbidden, HttpError, notFound } from '../errors';
 import type { PlanName, Role } from '../plans';
 import { joinTeam, ownerOnly } from './members';
 import { lockTeam } from './teams';
+import type { InvitePreviewView, InviteView } from './responses';
 import { createUser, findUserByEmail, type UserRow } from './users';
 
 export const INVITE_TTL_DAYS = 7;
@@ -28,7 +29,7 @@ interface InviteRow {
 const SELECT = `SELECT i.id, i.team_id, t.name AS team_name, i.email, i.role, i.created_at, i.expires_at, i.accepted_at, i.revoked_at
   FROM team_invites i JOIN teams t ON t.id = i.team_id`;
 
-export function inviteView(i: InviteRow) {
+export function inviteView(i: InviteRow): InviteView {
   return {
     id: i.id,
     team: { id: i.team_id, name: i.team_name },
@@ -52,7 +53,7 @@ export async function createInvite(
   actor: { role: Role; userId: string | null },
   email: string,
   role: Role,
-): Promise<{ invite: ReturnType<typeof inviteView>; token: string }> {
+): Promise<{ invite: InviteView; token: string }> {
   ownerOnly(actor.role, role);
   const token = randomBytes(32).toString('base64url');
   const { rows } = await pool.query<{ id: string }>(
@@ -69,7 +70,7 @@ async function getInvite(db: Pool | PoolClient, id: string): Promise<InviteRow> 
   return rows[0];
 }
 
-export async function listInvites(pool: Pool, teamId: string) {
+export async function listInvites(pool: Pool, teamId: string): Promise<InviteView[]> {
   const { rows } = await pool.query<InviteRow>(`${SELECT} WHERE i.team_id = $1 ORDER BY i.created_at DESC, i.id`, [teamId]);
   return rows.map(inviteView);
 }
@@ -93,7 +94,7 @@ async function openInvite(db: Pool | PoolClient, token: string, lock = false): P
 }
 
 /** What the invite page shows before the person accepts, and whether they must register. */
-export async function previewInvite(pool: Pool, token: string) {
+export async function previewInvite(pool: Pool, token: string): Promise<InvitePreviewView> {
   const invite = await openInvite(pool, token);
   return { ...inviteView(invite), registered: (await findUserByEmail(pool, invite.email)) !== undefined };
 }

@@ -5,6 +5,7 @@ import { withTransaction } from '../db/pool';
 import { conflict, forbidden, notFound } from '../errors';
 import type { Role } from '../plans';
 import { countActiveMembers, lockTeam, planLimitReached, planLimits, type TeamRow } from './teams';
+import type { MemberView } from './responses';
 import { findUserByEmail } from './users';
 
 interface MemberRow {
@@ -22,7 +23,7 @@ interface MemberRow {
 const SELECT = `SELECT m.id, m.team_id, m.user_id, m.role, m.created_at, m.deactivated_at,
   u.email, u.full_name, u.avatar_url FROM team_members m JOIN users u ON u.id = m.user_id`;
 
-export function memberView(m: MemberRow, withName = false) {
+export function memberView(m: MemberRow, withName = false): MemberView {
   return {
     id: m.id,
     user_id: m.user_id,

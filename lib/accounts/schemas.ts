@@ -32,7 +32,7 @@ export const updateProfileBody = z.object({
   avatar_url: z
     .string()
     .max(2048)
-    .regex(/^https?:\/\/[^\s]+$/i, 'must be an http(s) URL')
+    .regex(/^[hH][tT][tT][pP][sS]?:\/\/\S+$/, 'must be an http(s) URL') // no i flag: see UUID in lib/checks.ts
     .nullable()
     .optional(),
 });

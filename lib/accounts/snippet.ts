@@ -1,6 +1,7 @@
 // The tracking snippet of a website: the one script tag (tracker/src/tracker.ts reads its data- attributes)
 // with the options a site owner may need, and where the tracker will send events.
 import { z } from 'zod';
+import type { TrackingSnippetView } from './responses';
 
 export const snippetQuery = z.object({
   /** Keep the visitor id in localStorage (cross-session visitors; needs consent where the law asks for it). */
@@ -14,7 +15,11 @@ function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-export function trackingSnippet(publicUrl: string, website: { id: string; tracking_code: string }, options: SnippetQuery = {}) {
+export function trackingSnippet(
+  publicUrl: string,
+  website: { id: string; tracking_code: string },
+  options: SnippetQuery = {},
+): TrackingSnippetView {
   const origin = publicUrl.replace(/\/+$/, '');
   const src = `${origin}/tracker.js`;
   const attributes = [

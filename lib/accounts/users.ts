@@ -4,6 +4,7 @@ import { burnVerifyTime, hashPassword, verifyPassword } from '../auth/passwords'
 import { withTransaction } from '../db/pool';
 import { conflict, isUniqueViolation, notFound, unauthorized } from '../errors';
 import type { PlanName } from '../plans';
+import type { UserView } from './responses';
 import type { RegisterBody, UpdateProfileBody } from './schemas';
 
 export interface UserRow {
@@ -20,7 +21,7 @@ export interface UserRow {
 
 const USER_COLUMNS = 'id, email, full_name, avatar_url, default_team_id, created_at, updated_at, token_version';
 
-export function publicUser(u: UserRow) {
+export function publicUser(u: UserRow): UserView {
   return {
     id: u.id,
     email: u.email,

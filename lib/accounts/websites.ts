@@ -3,20 +3,12 @@ import { randomBytes } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from '../db/pool';
 import { isUniqueViolation, notFound } from '../errors';
-import type { WebsiteDetail, WebsiteSummary } from '../external/schemas';
+import type { WebsiteDetail, WebsiteSettings, WebsiteSummary } from '../external/schemas';
 import type { Role } from '../plans';
+import type { GeneralSettingsView, TrackingSettingsView } from './responses';
 import type { CreateWebsiteBody, UpdateGeneralBody } from './schemas';
 import { usableTimeZone } from '../stats/timeZones';
 import { activeRole, lockTeam, planLimitReached, planLimits, countWebsites, requireRole } from './teams';
-
-export interface WebsiteSettings {
-  track_outbound_links: boolean;
-  track_downloads: boolean;
-  session_replay: boolean;
-  heatmaps: boolean;
-  /** Absent on websites that never set it: off. */
-  debug?: boolean;
-}
 
 export interface WebsiteRow {
   id: string;
@@ -167,7 +159,7 @@ export async function updateGeneral(pool: Pool, websiteId: string, body: UpdateG
   return readable(rows[0]);
 }
 
-export function generalSettingsView(w: WebsiteRow) {
+export function generalSettingsView(w: WebsiteRow): GeneralSettingsView {
   return {
     id: w.id,
     domain: w.domain,
@@ -179,6 +171,10 @@ export function generalSettingsView(w: WebsiteRow) {
     allowed_domains: w.allowed_domains,
     updated_at: w.updated_at.toISOString(),
   };
+}
+
+export function trackingSettingsView(w: WebsiteRow): TrackingSettingsView {
+  return { id: w.id, settings: w.settings, updated_at: w.updated_at.toISOString() };
 }
 
 /** Merges the tracking booleans into the website's settings. */

@@ -1,6 +1,6 @@
 // The External API's request and response schemas (spec "External API"). Routes validate queries with the
 // request schemas, lib functions return the response types inferred from the response schemas, and
-// lib/external/openapi.ts generates the OpenAPI 3.1 document from both: one definition of every shape.
+// lib/openapi generates the OpenAPI 3.1 document from both: one definition of every shape.
 import { z } from './zod';
 
 // ---- request parameters ----------------------------------------------------------------------------------
@@ -128,6 +128,7 @@ export const websiteSettings = z.object({
   track_downloads: z.boolean(),
   session_replay: z.boolean(),
   heatmaps: z.boolean(),
+  debug: z.boolean().optional().openapi({ description: 'Record bot traffic marked tm_debug=bot; absent on websites that never set it (off).' }),
 });
 export const websiteSummary = z
   .object({
@@ -247,6 +248,7 @@ export const realtimeData = z.object({
 });
 
 export type UsageData = z.infer<typeof usageData>;
+export type WebsiteSettings = z.infer<typeof websiteSettings>;
 export type WebsiteSummary = z.infer<typeof websiteSummary>;
 export type WebsiteDetail = z.infer<typeof websiteDetail>;
 export type AnalyticsData = z.infer<typeof analyticsData>;

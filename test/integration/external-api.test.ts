@@ -86,6 +86,36 @@ describe('the OpenAPI document', () => {
     expect(res.body.info.version).toBe('1.0.0');
     const result = await validate(structuredClone(res.body));
     expect(result.valid ? [] : result.errors).toEqual([]);
+    const beside = await call('GET', '/api/openapi.json');
+    expect(beside.status).toBe(200);
+    expect(beside.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(beside.body).toEqual(res.body);
+  });
+
+  it('covers ingestion and the dashboard APIs too, each with its credentials', async () => {
+    const { body: doc } = await call('GET', '/api/openapi.json');
+    const operation = (method: string, path: string) => doc.paths[path]?.[method];
+    const jwt = [{ BearerJwt: [] }];
+    const apiKey = [{ ApiKeyHeader: [] }, { BearerApiKey: [] }];
+    expect(operation('post', '/api/v1/events').security).toEqual(apiKey);
+    expect(operation('post', '/api/v1/events').responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/IngestResult');
+    for (const path of ['/api/events/{trackingCode}', '/api/track/{trackingCode}', '/e/{trackingCode}']) {
+      expect(operation('post', path).security).toEqual([]);
+      expect(Object.keys(operation('post', path).requestBody.content).sort()).toEqual(['application/json', 'text/plain']);
+    }
+    expect(operation('post', '/api/auth/login').security).toEqual([]);
+    expect(operation('post', '/api/auth/token').security).toEqual([{ SessionCookie: [] }]);
+    for (const [method, path] of [
+      ['get', '/api/users/me'], ['put', '/api/users/me/password'], ['post', '/api/websites'], ['get', '/api/websites/{websiteId}'],
+      ['put', '/api/websites/{websiteId}/general'], ['put', '/api/websites/{websiteId}/tracking'], ['get', '/api/websites/{websiteId}/snippet'],
+      ['post', '/api/websites/{websiteId}/goals'], ['post', '/api/websites/{websiteId}/exclusions/ip'],
+      ['put', '/api/websites/{websiteId}/team-members/{memberId}'], ['put', '/api/websites/{websiteId}/errors/{groupId}'],
+      ['post', '/api/teams/{teamId}/api-keys'], ['get', '/api/teams/{teamId}/api-keys/{keyId}/activity'], ['get', '/api/teams/{teamId}/usage'],
+      ['post', '/api/teams/{teamId}/invites'],
+    ]) {
+      expect(operation(method, path)?.security).toEqual(jwt);
+    }
+    expect(operation('get', '/api/invites/{token}').security).toEqual([]);
   });
 
   it('documents every endpoint, both security schemes, the limits and the error envelope', async () => {
@@ -96,17 +126,17 @@ describe('the OpenAPI document', () => {
       '/v1/heatmaps/{websiteId}/pages', '/v1/replays/{websiteId}/sessions', '/v1/errors/{websiteId}/groups',
       '/v1/track/realtime/{websiteId}', '/v1/stats/aggregate', '/v1/stats/timeseries', '/v1/stats/breakdown', '/v2/stats/breakdown',
     ]) {
-      expect(doc.paths[path]?.get).toBeDefined();
+      expect(doc.paths[`/api/external${path}`]?.get).toBeDefined();
     }
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['ApiKeyHeader', 'BearerApiKey']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['ApiKeyHeader', 'BearerApiKey', 'BearerJwt', 'SessionCookie']);
     expect(doc.components.securitySchemes.ApiKeyHeader).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
-    const visitorsLimit = doc.paths['/v1/analytics/{websiteId}/visitors'].get.parameters.find((p: { name: string }) => p.name === 'limit');
+    const visitorsLimit = doc.paths['/api/external/v1/analytics/{websiteId}/visitors'].get.parameters.find((p: { name: string }) => p.name === 'limit');
     expect(visitorsLimit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000, default: 100 });
-    const status = doc.paths['/v1/errors/{websiteId}/groups'].get.parameters.find((p: { name: string }) => p.name === 'status');
+    const status = doc.paths['/api/external/v1/errors/{websiteId}/groups'].get.parameters.find((p: { name: string }) => p.name === 'status');
     expect(status.schema.enum).toEqual(['unresolved', 'resolved', 'ignored']);
-    const range = doc.paths['/v1/analytics/{websiteId}/pages'].get.parameters.find((p: { name: string }) => p.name === 'range');
+    const range = doc.paths['/api/external/v1/analytics/{websiteId}/pages'].get.parameters.find((p: { name: string }) => p.name === 'range');
     expect(range.schema.enum).toEqual(['24h', '7d', '30d', '90d', '1y']);
-    expect(doc.paths['/v1/analytics/{websiteId}'].get.responses['404'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
+    expect(doc.paths['/api/external/v1/analytics/{websiteId}'].get.responses['404'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
     expect(doc.components.schemas.ErrorEnvelope.properties.error.properties.code.enum).toEqual(
       expect.arrayContaining(['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'API_PAID_PLAN_REQUIRED', 'NOT_FOUND', 'INTERNAL_ERROR']),
     );

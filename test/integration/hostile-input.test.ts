@@ -42,7 +42,7 @@ async function send(method: string, path: string, headers: Record<string, string
   } catch {
     json = text;
   }
-  checkAgainstOpenApi(method, path, res.status, json); // External API answers must be documented ones
+  checkAgainstOpenApi(method, path, res.status, json); // API answers must be documented ones
   return { status: res.status, headers: res.headers, body: json as { success: boolean; error: { code: string; message: string } } };
 }
 

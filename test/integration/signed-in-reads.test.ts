@@ -111,3 +111,13 @@ it('charges no API credits and skips the per-minute limit; key-only endpoints re
   expect((await call('GET', '/api/external/v1/usage', { token: owner.token })).status).toBe(403);
   expect((await call('POST', '/api/external/v1/websites', { token: owner.token, body: { domain: 'x.example.com', name: 'X' } })).status).toBe(403);
 });
+
+it('the OpenAPI document says which reads take the JWT and cookie and which need a key', async () => {
+  const { body: doc } = await call('GET', '/api/openapi.json');
+  const schemes = (method: string, path: string) => doc.paths[path][method].security.map((s: Record<string, unknown>) => Object.keys(s)[0]).sort();
+  const reader = ['ApiKeyHeader', 'BearerApiKey', 'BearerJwt', 'SessionCookie'];
+  expect(schemes('get', '/api/external/v1/analytics/{websiteId}')).toEqual(reader);
+  expect(schemes('get', '/api/external/v2/stats/aggregate')).toEqual(reader);
+  expect(schemes('get', '/api/external/v1/usage')).toEqual(['ApiKeyHeader', 'BearerApiKey']);
+  expect(schemes('post', '/api/external/v1/websites')).toEqual(['ApiKeyHeader', 'BearerApiKey']);
+});

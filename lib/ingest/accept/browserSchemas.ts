@@ -1,6 +1,7 @@
 // The browser event (spec "Browser event") plus the event types DESIGN §3 adds: pageview, engagement,
 // click (heatmap), error and replay. Unknown fields are stripped; every string is capped.
 import { z } from 'zod';
+import { websiteSettings } from '../../external/schemas';
 
 export const BROWSER_EVENT_TYPES = ['custom', 'pageview', 'engagement', 'click', 'error', 'replay'] as const;
 export const MAX_BROWSER_BODY_BYTES = 512 * 1024; // replay chunks are the large ones
@@ -70,3 +71,14 @@ export const IGNORE_REASONS = [
   'replay_quota_exceeded',
 ] as const;
 export type IgnoreReason = (typeof IGNORE_REASONS)[number];
+
+/** The answer to a browser event (inside the success envelope): recorded, or ignored with the first reason. */
+const eventNaming = { event_type: z.enum(BROWSER_EVENT_TYPES), event_name: z.string().nullable() };
+export const browserIngestResultSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('event_recorded'), ...eventNaming }),
+  z.object({ type: z.literal('event_ignored'), reason: z.enum(IGNORE_REASONS), ...eventNaming }),
+]);
+export type BrowserIngestResult = z.infer<typeof browserIngestResultSchema>;
+/** What the tracker reads before it sends: the website's tracking settings. */
+export const trackerConfigSchema = z.object({ tracking_code: z.string(), settings: websiteSettings });
+export type TrackerConfig = z.infer<typeof trackerConfigSchema>;

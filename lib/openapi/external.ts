@@ -1,0 +1,260 @@
+// The External API's part of the OpenAPI document (spec "External API", v1 and the Stats API v2), generated
+// from the zod schemas the routes validate with and the lib functions return.
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { externalCreateWebsiteBody } from '../accounts/schemas';
+import {
+  analyticsData,
+  analyticsQuery,
+  countriesData,
+  envelope,
+  errorGroupsData,
+  errorGroupsQuery,
+  heatmapPagesData,
+  heatmapPagesQuery,
+  pagesData,
+  realtimeData,
+  replaySessionsData,
+  replaySessionsQuery,
+  technologyData,
+  topListQuery,
+  usageData,
+  visitorsData,
+  visitorsQuery,
+  websiteData,
+  websiteIdParams,
+  websiteSummary,
+  websitesData,
+} from '../external/schemas';
+import { z } from '../external/zod';
+import { FILTER_KEYS, METRICS, PROPERTIES, V2_PROPERTIES } from '../stats/params';
+import { INTERVALS, MAX_CUSTOM_DAYS, PERIODS } from '../stats/period';
+import { errorResponses, json, READER_SECURITY, SECURITY } from './common';
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Invalid request parameters (VALIDATION_ERROR, or a Stats API code); the message names the parameter. Also a path that is not valid percent-encoded UTF-8 or holds a control character, and a compressed body that does not decompress.',
+  401: 'Missing or invalid API key (UNAUTHORIZED).',
+  403: 'API_PAID_PLAN_REQUIRED for a free-plan team; PLAN_REQUIRED below the endpoint’s plan; FORBIDDEN for a site_access key on another website or a key without the needed scope.',
+  404: 'The website does not exist or belongs to another team (NOT_FOUND).',
+  415: 'Content-Encoding other than gzip, deflate or br (UNSUPPORTED_MEDIA_TYPE).',
+  429: 'Per-minute rate limit or monthly quota exceeded (RATE_LIMITED); see Retry-After and X-RateLimit-*.',
+  500: 'Server error (INTERNAL_ERROR).',
+  503: 'A backing store is briefly unavailable (SERVICE_UNAVAILABLE); retry after Retry-After.',
+};
+
+const rateHeaders = z.object({
+  'X-RateLimit-Limit': z.string().openapi({ description: 'Per-minute limit of the plan.' }),
+  'X-RateLimit-Remaining': z.string(),
+  'X-RateLimit-Reset': z.string().openapi({ description: 'Unix time the window resets.' }),
+});
+
+const errors = (statuses: number[]) => errorResponses(STATUS_TEXT, statuses);
+
+// ---- Stats API parameters and responses (the parser in lib/stats/params.ts checks them in the spec's order
+// with its codes; these schemas are built from the same constants and document them) --------------------
+
+const period = z
+  .string()
+  .regex(new RegExp(`^(${PERIODS.join('|')}|custom:\\d{4}-\\d{2}-\\d{2},\\d{4}-\\d{2}-\\d{2})$`))
+  .openapi({
+    param: { description: `${PERIODS.join(', ')} or custom:YYYY-MM-DD,YYYY-MM-DD (at most ${MAX_CUSTOM_DAYS} days).` },
+  });
+const statsBase = z.object({
+  site_id: z.string().openapi({ format: 'uuid', param: { description: 'Website UUID.' } }),
+  period,
+  date: z
+    .string()
+    .optional()
+    .openapi({
+      format: 'date',
+      param: { description: 'Anchor date (YYYY-MM-DD), default today in the website’s time zone.' },
+    }),
+  metrics: z
+    .string()
+    .openapi({ param: { description: `Comma-separated: ${METRICS.join(', ')}.` }, example: 'visitors,pageviews' }),
+  filters: z
+    .string()
+    .optional()
+    .openapi({
+      param: {
+        description: `Clauses joined by ';': key==value, key==v1,v2, key!=value. Keys: ${FILTER_KEYS.join(', ')}. source and utm_* are the visit's (its first pageview's) for every event of the visit.`,
+      },
+      example: 'country==US,DE;browser!=Chrome',
+    }),
+});
+const v2Extras = {
+  filters: z
+    .string()
+    .optional()
+    .openapi({
+      param: {
+        description: `v1 syntax, or a JSON array of [operator (is, is_not, contains), key, [values]]. Keys: ${FILTER_KEYS.join(', ')}.`,
+      },
+      example: '[["is","country",["US","DE"]],["contains","page",["/blog"]]]',
+    }),
+  compare: z
+    .enum(['previous_period'])
+    .optional()
+    .openapi({
+      param: {
+        description:
+          'Aggregate only: adds change (%) against the period before: the previous calendar month(s) for month, 6mo and 12mo, otherwise as many whole days ending the day before.',
+      },
+    }),
+};
+const interval = z
+  .enum(INTERVALS)
+  .optional()
+  .openapi({
+    default: 'day',
+    param: { description: 'hour needs period day; month needs month, 6mo, 12mo or custom.' },
+  });
+const breakdownParams = (properties: readonly string[]) => ({
+  property: z.enum(properties as [string, ...string[]]),
+  limit: z.number().int().min(1).max(1000).optional().openapi({ default: 100 }),
+  page: z.number().int().min(1).optional().openapi({ default: 1 }),
+});
+const metricValue = z.number().nullable().openapi({ description: 'null when not computed (v1 with filters)' });
+const statsMeta = z.object({
+  period: z.string(),
+  period_start: z.string().datetime().openapi({ description: 'The first instant of the period.' }),
+  period_end: z
+    .string()
+    .datetime()
+    .openapi({ description: 'The instant the period ends, exclusive: the local midnight after its last day.' }),
+  filters_applied: z.array(
+    z.object({ key: z.enum(FILTER_KEYS), operator: z.enum(['is', 'is_not', 'contains']), values: z.array(z.string()) }),
+  ),
+  note: z.string().optional(),
+});
+const aggregateData = z.object({
+  results: z.record(z.enum(METRICS), z.object({ value: metricValue, change: z.number().nullable().optional() })),
+  meta: statsMeta.extend({
+    compare: z.object({ period_start: z.string().datetime(), period_end: z.string().datetime() }).optional(),
+  }),
+});
+const timeseriesData = z.object({
+  results: z.array(z.object({ date: z.string() }).catchall(metricValue)),
+  meta: statsMeta.extend({ interval: z.enum(INTERVALS) }),
+});
+const breakdownData = z.object({
+  results: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))),
+  meta: statsMeta.extend({
+    property: z.string(),
+    pagination: z.object({
+      page: z.number().int(),
+      limit: z.number().int(),
+      total: z.number().int(),
+      has_more: z.boolean(),
+    }),
+  }),
+});
+
+// ---- the document --------------------------------------------------------------------------------------
+
+const BASE = '/api/external';
+
+/** The openapi.json operation at each address the document is served from. */
+export function registerDocumentPaths(r: OpenAPIRegistry, paths: readonly string[]): void {
+  for (const path of paths) {
+    r.registerPath({
+      method: 'get',
+      path,
+      summary: 'This document (public; cached for 5 minutes)',
+      tags: ['Document'],
+      security: SECURITY.public,
+      responses: {
+        200: { description: 'OpenAPI 3.1.0 document', content: json(z.object({ openapi: z.string() }).passthrough()) },
+      },
+    });
+  }
+}
+
+export function registerExternalApi(r: OpenAPIRegistry): void {
+  const get = (path: string, summary: string, data: z.ZodType, opts: { query?: z.ZodObject; site?: boolean; keyOnly?: boolean } = {}) => {
+    const statuses = [...(opts.query || opts.site ? [400] : []), 401, 403, ...(opts.site ? [404] : []), 429, 500, 503];
+    r.registerPath({
+      method: 'get',
+      path: BASE + path,
+      summary,
+      tags: ['External API'],
+      security: opts.keyOnly ? SECURITY.apiKey : READER_SECURITY,
+      request: { ...(opts.site ? { params: websiteIdParams } : {}), ...(opts.query ? { query: opts.query } : {}) },
+      responses: {
+        200: { description: 'Success', headers: rateHeaders, content: json(envelope(data)) },
+        ...errors(statuses),
+      },
+    });
+  };
+
+  get('/v1/usage', 'Usage of the calling key and its team this month (API keys only: 403 for a signed-in user)', usageData, { keyOnly: true });
+  get('/v1/websites', 'Websites the key can see (site_access keys: only theirs)', websitesData);
+  r.registerPath({
+    method: 'post',
+    path: `${BASE}/v1/websites`,
+    tags: ['External API'],
+    security: SECURITY.apiKey,
+    summary: 'Create a website in the key’s team (full_access keys)',
+    request: { body: { content: json(externalCreateWebsiteBody) } },
+    responses: {
+      201: { description: 'Created', content: json(envelope(z.object({ website: websiteSummary }))) },
+      ...errors([400, 401, 403, 415, 429, 500, 503]),
+    },
+  });
+  get('/v1/websites/{websiteId}', 'One website, full record', websiteData, { site: true });
+  get('/v1/analytics/{websiteId}', 'Summary and daily stats over a range', analyticsData, {
+    site: true,
+    query: analyticsQuery,
+  });
+  get('/v1/analytics/{websiteId}/visitors', 'Visits, newest first, one record per visit', visitorsData, {
+    site: true,
+    query: visitorsQuery,
+  });
+  get('/v1/analytics/{websiteId}/pages', 'Top pages by views', pagesData, { site: true, query: topListQuery });
+  get('/v1/analytics/{websiteId}/countries', 'Top countries by visitors', countriesData, {
+    site: true,
+    query: topListQuery,
+  });
+  get('/v1/analytics/{websiteId}/technology', 'Devices, browsers and operating systems by visitors', technologyData, {
+    site: true,
+    query: analyticsQuery,
+  });
+  get('/v1/heatmaps/{websiteId}/pages', 'Pages with heatmap clicks, all time', heatmapPagesData, {
+    site: true,
+    query: heatmapPagesQuery,
+  });
+  get('/v1/replays/{websiteId}/sessions', 'Recorded sessions, newest first', replaySessionsData, {
+    site: true,
+    query: replaySessionsQuery,
+  });
+  get('/v1/errors/{websiteId}/groups', 'JavaScript error groups by last occurrence', errorGroupsData, {
+    site: true,
+    query: errorGroupsQuery,
+  });
+  get('/v1/track/realtime/{websiteId}', 'Live visitors (last 5 minutes) from presence data', realtimeData, {
+    site: true,
+  });
+
+  for (const version of ['v1', 'v2'] as const) {
+    const base = version === 'v2' ? statsBase.extend({ filters: v2Extras.filters }) : statsBase;
+    const note =
+      version === 'v1'
+        ? ' V1: with filters only visitors is computed; events is approximated by pageviews.'
+        : ' Every metric under any filter.';
+    const stats = (name: string, query: z.ZodObject, data: z.ZodType) =>
+      r.registerPath({
+        method: 'get',
+        path: `${BASE}/${version}/stats/${name}`,
+        tags: ['Stats API'],
+        security: READER_SECURITY,
+        summary: `Stats API ${version}: ${name}.${note}`,
+        request: { query },
+        responses: {
+          200: { description: 'Success', headers: rateHeaders, content: json(envelope(data)) },
+          ...errors([400, 401, 403, 404, 429, 500, 503]),
+        },
+      });
+    stats('aggregate', version === 'v2' ? base.extend({ compare: v2Extras.compare }) : base, aggregateData);
+    stats('timeseries', base.extend({ interval }), timeseriesData);
+    stats('breakdown', base.extend(breakdownParams(version === 'v2' ? V2_PROPERTIES : PROPERTIES)), breakdownData);
+  }
+}
