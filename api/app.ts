@@ -1,25 +1,25 @@
 // Builds the web role's Express app from injected dependencies; never listens (server.ts does).
 import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
-import type { AppDeps } from './deps';
-import { requireReader } from './middleware/auth';
-import { monthlyQuota, perMinuteLimit } from './middleware/rateLimits';
-import { errorHandler, notFoundHandler } from './middleware/errors';
-import { pathGuard } from './middleware/validate';
-import { requestLog } from './middleware/requestLog';
-import { registerQueueMetrics } from '../lib/queue/metrics';
-import { authRoutes } from './routes/auth';
-import { statsRoutes } from './routes/external/stats';
-import { externalWebsiteWriteRoutes } from './routes/external/websites';
-import { externalReadRoutes } from './routes/external/read';
 import { DOCUMENT_PATHS, openApiDocument } from '../lib/openapi/document';
 import { ingestEnqueuer } from '../lib/queue/ingest';
+import { registerQueueMetrics } from '../lib/queue/metrics';
+import type { AppDeps } from './deps';
+import { requireReader } from './middleware/auth';
+import { errorHandler, notFoundHandler } from './middleware/errors';
+import { monthlyQuota, perMinuteLimit } from './middleware/rateLimits';
+import { requestLog } from './middleware/requestLog';
+import { pathGuard } from './middleware/validate';
+import { authRoutes } from './routes/auth';
 import { browserIngestRoutes } from './routes/browserIngest';
+import { externalReadRoutes } from './routes/external/read';
+import { statsRoutes } from './routes/external/stats';
+import { externalWebsiteWriteRoutes } from './routes/external/websites';
 import { healthRoutes } from './routes/health';
-import { trackerRoutes } from './routes/tracker';
 import { ingestRoutes } from './routes/ingest';
 import { inviteRoutes, teamInviteRoutes } from './routes/invites';
 import { teamRoutes } from './routes/teams';
+import { trackerRoutes } from './routes/tracker';
 import { userRoutes } from './routes/users';
 import { websiteRoutes } from './routes/websites';
 

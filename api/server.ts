@@ -1,19 +1,19 @@
 // Boots the web role: migrations, connections, the HTTP listener, and a graceful SIGTERM.
 import type { Server } from 'node:http';
 import { clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
-import { configOrExit, type Config } from '../lib/config';
-import { createPool } from '../lib/db/pool';
+import { type Config, configOrExit } from '../lib/config';
 import { migrate } from '../lib/db/migrate';
+import { createPool } from '../lib/db/pool';
+import { openEnrichers } from '../lib/ingest/accept/enrichers';
+import { acceptServices } from '../lib/ingest/accept/services';
 import { createLogger } from '../lib/log';
 import { createMetrics } from '../lib/metrics';
 import { startHeartbeat } from '../lib/process/heartbeat';
 import { runRole } from '../lib/process/shutdown';
-import { openEnrichers } from '../lib/ingest/accept/enrichers';
-import { acceptServices } from '../lib/ingest/accept/services';
-import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
-import { warnUnlessMemoryBounded } from '../lib/queue/memoryHeadroom';
-import { checkQueueDurability, createRedis, requireRedisVersion, warnUnlessNoEviction } from '../lib/redis';
 import { reachClickHouse, reachPostgres, reachRedis } from '../lib/process/startup';
+import { warnUnlessMemoryBounded } from '../lib/queue/memoryHeadroom';
+import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
+import { checkQueueDurability, createRedis, requireRedisVersion, warnUnlessNoEviction } from '../lib/redis';
 import { adoptServerTimeZones } from '../lib/stats/timeZones';
 import { createApp } from './app';
 
@@ -21,7 +21,9 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
   const logger = createLogger(config.LOG_LEVEL, 'web');
   const waitMs = config.STARTUP_WAIT_SECONDS * 1000;
   await reachPostgres(config.DATABASE_URL, logger, waitMs);
-  const pool = createPool(config.DATABASE_URL, 10, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL connection closed'));
+  const pool = createPool(config.DATABASE_URL, 10, (err) =>
+    logger.warn({ err: err.message }, 'idle PostgreSQL connection closed'),
+  );
   const clickhouse = createClickHouse(clickHouseTarget(config));
   await reachClickHouse(clickHouseTarget(config), config.EMBEDDED_STORE, logger, waitMs);
   const redis = createRedis(config.REDIS_URL, 'request', 'tidemark-web');
@@ -45,7 +47,9 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
   });
   await adoptServerTimeZones(clickhouse, logger);
   const dedupeRedis =
-    config.DEDUPE_REDIS_URL === config.REDIS_URL ? redis : createRedis(config.DEDUPE_REDIS_URL, 'request', 'tidemark-dedupe');
+    config.DEDUPE_REDIS_URL === config.REDIS_URL
+      ? redis
+      : createRedis(config.DEDUPE_REDIS_URL, 'request', 'tidemark-dedupe');
   if (dedupeRedis !== redis) {
     await reachRedis(dedupeRedis, 'DEDUPE_REDIS_URL', config.DEDUPE_REDIS_URL, logger, waitMs);
     await requireRedisVersion(dedupeRedis, 'DEDUPE_REDIS_URL');
@@ -71,7 +75,13 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
     const s = app.listen(config.PORT, (err?: Error) => {
       if (!err) return resolve(s);
       const code = (err as NodeJS.ErrnoException).code;
-      reject(new Error(code === 'EADDRINUSE' ? `PORT ${config.PORT} is already in use` : `PORT ${config.PORT} cannot be listened on (${code ?? err.message})`));
+      reject(
+        new Error(
+          code === 'EADDRINUSE'
+            ? `PORT ${config.PORT} is already in use`
+            : `PORT ${config.PORT} cannot be listened on (${code ?? err.message})`,
+        ),
+      );
     });
   });
   const address = server.address();
@@ -86,7 +96,12 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await ingestQueue.close();
-      await Promise.allSettled([pool.end(), clickhouse.close(), redis.quit(), dedupeRedis === redis ? undefined : dedupeRedis.quit()]);
+      await Promise.allSettled([
+        pool.end(),
+        clickhouse.close(),
+        redis.quit(),
+        dedupeRedis === redis ? undefined : dedupeRedis.quit(),
+      ]);
       enrichers.geo.close();
       logger.info('web stopped');
     },

@@ -65,7 +65,12 @@ export function summarizeProfile(file: string, top = 20): ProfileSummary {
       selfUs.set(samples[i], (selfUs.get(samples[i]) ?? 0) + Math.max(0, dt));
     }
   } else {
-    const per = (profile.endTime - profile.startTime) / Math.max(1, profile.nodes.reduce((a, n) => a + (n.hitCount ?? 0), 0));
+    const per =
+      (profile.endTime - profile.startTime) /
+      Math.max(
+        1,
+        profile.nodes.reduce((a, n) => a + (n.hitCount ?? 0), 0),
+      );
     for (const n of profile.nodes) selfUs.set(n.id, (n.hitCount ?? 0) * per);
   }
   let total = 0;
@@ -97,7 +102,12 @@ export function summarizeProfile(file: string, top = 20): ProfileSummary {
     functions: [...fn.values()]
       .sort((a, b) => b.us - a.us)
       .slice(0, top)
-      .map((e) => ({ name: e.name, where: e.where, selfMs: Math.round(e.us / 1000), pct: Math.round((e.us / busy) * 1000) / 10 })),
+      .map((e) => ({
+        name: e.name,
+        where: e.where,
+        selfMs: Math.round(e.us / 1000),
+        pct: Math.round((e.us / busy) * 1000) / 10,
+      })),
     areas: [...areas.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
@@ -106,11 +116,15 @@ export function summarizeProfile(file: string, top = 20): ProfileSummary {
 }
 
 export function formatSummary(s: ProfileSummary, label = path.basename(s.file)): string {
-  const lines = [`== ${label}: ${s.totalMs} ms profiled, ${s.idleMs} ms idle, ${s.totalMs - s.idleMs} ms busy (percentages of busy)`];
+  const lines = [
+    `== ${label}: ${s.totalMs} ms profiled, ${s.idleMs} ms idle, ${s.totalMs - s.idleMs} ms busy (percentages of busy)`,
+  ];
   lines.push('  top self time by function:');
-  for (const f of s.functions) lines.push(`    ${String(f.pct).padStart(5)}%  ${String(f.selfMs).padStart(7)} ms  ${f.name}  (${f.where})`);
+  for (const f of s.functions)
+    lines.push(`    ${String(f.pct).padStart(5)}%  ${String(f.selfMs).padStart(7)} ms  ${f.name}  (${f.where})`);
   lines.push('  self time by area:');
-  for (const a of s.areas) lines.push(`    ${String(a.pct).padStart(5)}%  ${String(a.selfMs).padStart(7)} ms  ${a.area}`);
+  for (const a of s.areas)
+    lines.push(`    ${String(a.pct).padStart(5)}%  ${String(a.selfMs).padStart(7)} ms  ${a.area}`);
   return lines.join('\n');
 }
 

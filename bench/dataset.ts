@@ -16,7 +16,10 @@ async function main(): Promise<void> {
   const gen = await generateEvents(service, Number(values.events ?? 10_000_000));
   await generateBrowserData(service, gen);
   log(await rollUp(service));
-  fs.writeFileSync(out, JSON.stringify({ base: service.base, key: service.key, website: service.website, env: service.env }, null, 2));
+  fs.writeFileSync(
+    out,
+    JSON.stringify({ base: service.base, key: service.key, website: service.website, env: service.env }, null, 2),
+  );
   log(`dataset ready: ${out}`);
   const stop = () => service.stop().then(() => process.exit(0));
   process.on('SIGINT', stop);

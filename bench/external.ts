@@ -9,10 +9,10 @@
 // (bench/generate.ts: heatmap clicks, replay chunks, error events and error groups), then times each read
 // endpoint over HTTP with the full_access key (x-api-key), one request at a time: 3 warm-ups, then --runs.
 import { parseArgs } from 'node:util';
-import { generateBrowserData, generateEvents, rawTailHours, rollUp, settleMerges } from './generate';
 import { recordPresence } from '../lib/realtime/presence';
 import { createRedis, waitReady } from '../lib/redis';
-import { log, runBenchmark, startService, timeGet, timingRow, type Service } from './service';
+import { generateBrowserData, generateEvents, rawTailHours, rollUp, settleMerges } from './generate';
+import { log, runBenchmark, type Service, startService, timeGet, timingRow } from './service';
 
 const TARGET = { p50: 150, p99: 400 };
 
@@ -29,7 +29,8 @@ async function livePresence(service: Service, visitors: number): Promise<void> {
       countryCode: ['US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP'][i % 7],
       ts: now - (i % 280) * 1000,
     }));
-    for (let i = 0; i < hits.length; i += 500) await recordPresence(redis, service.env.REDIS_PREFIX!, hits.slice(i, i + 500), now);
+    for (let i = 0; i < hits.length; i += 500)
+      await recordPresence(redis, service.env.REDIS_PREFIX!, hits.slice(i, i + 500), now);
     log(`${visitors.toLocaleString('en-US')} live visitors recorded`);
   } finally {
     redis.disconnect();
@@ -37,7 +38,9 @@ async function livePresence(service: Service, visitors: number): Promise<void> {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { events: { type: 'string' }, runs: { type: 'string' }, keep: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { events: { type: 'string' }, runs: { type: 'string' }, keep: { type: 'boolean' } },
+  });
   const target = Number(values.events ?? 10_000_000);
   const runs = Number(values.runs ?? 30);
   if (!(target > 0) || !(runs > 0)) throw new Error('--events and --runs must be positive numbers');

@@ -12,7 +12,16 @@ import { addDays, startOfDay } from '../lib/stats/time';
 import { runCli, type Service } from './service';
 
 const COUNTRIES = ['US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP', 'CA', 'NL', 'ES', 'IT', 'PL'];
-const SOURCES = ['Google', 'Direct / None', 'Direct / None', 'Twitter', 'newsletter', 'Bing', 'Facebook', 'Hacker News'];
+const SOURCES = [
+  'Google',
+  'Direct / None',
+  'Direct / None',
+  'Twitter',
+  'newsletter',
+  'Bing',
+  'Facebook',
+  'Hacker News',
+];
 const BROWSERS = ['Chrome', 'Chrome', 'Safari', 'Firefox', 'Edge'];
 const DEVICES = ['desktop', 'desktop', 'mobile', 'mobile', 'tablet'];
 const OSES = ['Windows', 'macOS', 'iOS', 'Android', 'Linux'];
@@ -23,7 +32,8 @@ const pick = (xs: string[], hash: string) => `arrayElement(${lit(xs)}, ${hash} %
 // Per-session attributes, as the events generator assigns them (`s` is an SQL expression for the session number).
 const SESSION = {
   /** Epoch ms of the session's first event plus `offsetMs` (event `pos` of a session is at `pos * 40000`). */
-  startMs: (s: string, offsetMs = '0') => `toInt64({start:Int64} + (cityHash64(${s}, 1) % (90 * 86400)) * 1000 + ${offsetMs})`,
+  startMs: (s: string, offsetMs = '0') =>
+    `toInt64({start:Int64} + (cityHash64(${s}, 1) % (90 * 86400)) * 1000 + ${offsetMs})`,
   visitor: (s: string) => `toString(cityHash64(${s}, 7) % {visitors:UInt64})`,
   landing: (s: string) => `concat('/p/', toString(cityHash64(${s}, 2) % 40))`,
   device: (s: string) => pick(DEVICES, `cityHash64(${s}, 5)`),
@@ -46,7 +56,11 @@ export interface GeneratedEvents {
 
 async function count(service: Service, table: string): Promise<number> {
   const [row] = await (
-    await service.clickhouse.query({ query: `SELECT count() AS n FROM ${table} WHERE website_id = {w:UUID}`, query_params: { w: service.website.id }, format: 'JSONEachRow' })
+    await service.clickhouse.query({
+      query: `SELECT count() AS n FROM ${table} WHERE website_id = {w:UUID}`,
+      query_params: { w: service.website.id },
+      format: 'JSONEachRow',
+    })
   ).json<{ n: string }>();
   return Number(row.n);
 }
@@ -114,14 +128,25 @@ export interface GeneratedBrowserData {
   errorGroups: number;
 }
 
-const SELECTORS = ['a.nav-link', 'button.add-to-cart', 'header .logo', 'input#search', 'div.product-card > a', 'footer a', 'button.checkout', 'img.hero', 'nav > ul > li:nth-child(3) > a', 'form.newsletter button'];
+const SELECTORS = [
+  'a.nav-link',
+  'button.add-to-cart',
+  'header .logo',
+  'input#search',
+  'div.product-card > a',
+  'footer a',
+  'button.checkout',
+  'img.hero',
+  'nav > ul > li:nth-child(3) > a',
+  'form.newsletter button',
+];
 // Error kinds: the type and a message template ({g} = the group number).
 const ERROR_TYPES = ['TypeError', 'ReferenceError', 'Error', 'TypeError', 'RangeError', 'SyntaxError', 'Error'];
 const ERROR_MESSAGES = [
   "Cannot read properties of undefined (reading 'item{g}')",
   'renderWidget{g} is not defined',
   'Request to /api/cart/{g} failed',
-  'undefined is not an object (evaluating \'state.step{g}\')',
+  "undefined is not an object (evaluating 'state.step{g}')",
   'Maximum call stack size exceeded in Carousel{g}',
   "Unexpected token '<' in chunk-{g}.js",
   'ResizeObserver loop limit exceeded ({g})',
@@ -134,7 +159,11 @@ const ERROR_MESSAGES = [
  * affected visitors, first and last seen, statuses mixed (60 % unresolved, 20 % resolved, 20 % ignored).
  * Size defaults scale with the number of events (the figures are for 10M).
  */
-export async function generateBrowserData(service: Service, gen: GeneratedEvents, opts: BrowserDataOptions = {}): Promise<GeneratedBrowserData> {
+export async function generateBrowserData(
+  service: Service,
+  gen: GeneratedEvents,
+  opts: BrowserDataOptions = {},
+): Promise<GeneratedBrowserData> {
   const f = gen.events / 10_000_000;
   const nClicks = opts.interactions ?? Math.max(20_000, Math.round(1_000_000 * f));
   const nReplays = Math.min(gen.sessions, opts.replaySessions ?? Math.max(500, Math.round(20_000 * f)));
@@ -225,13 +254,39 @@ export async function generateBrowserData(service: Service, gen: GeneratedEvents
       query_params: { w: service.website.id },
       format: 'JSONEachRow',
     })
-  ).json<{ fingerprint: string; type: string; message: string; n: string; users: string; first_ms: string; last_ms: string }>();
-  const statuses = ['unresolved', 'unresolved', 'unresolved', 'unresolved', 'unresolved', 'unresolved', 'resolved', 'resolved', 'ignored', 'ignored'];
+  ).json<{
+    fingerprint: string;
+    type: string;
+    message: string;
+    n: string;
+    users: string;
+    first_ms: string;
+    last_ms: string;
+  }>();
+  const statuses = [
+    'unresolved',
+    'unresolved',
+    'unresolved',
+    'unresolved',
+    'unresolved',
+    'unresolved',
+    'resolved',
+    'resolved',
+    'ignored',
+    'ignored',
+  ];
   const values: unknown[] = [];
   const rows = groups.map((g, i) => {
     values.push(
-      service.website.id, g.fingerprint, g.message, g.type, statuses[parseInt(g.fingerprint.slice(0, 8), 16) % statuses.length],
-      g.n, g.users, new Date(Number(g.first_ms)), new Date(Number(g.last_ms)),
+      service.website.id,
+      g.fingerprint,
+      g.message,
+      g.type,
+      statuses[parseInt(g.fingerprint.slice(0, 8), 16) % statuses.length],
+      g.n,
+      g.users,
+      new Date(Number(g.first_ms)),
+      new Date(Number(g.last_ms)),
     );
     const b = i * 9;
     return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, $${b + 9})`;
@@ -252,7 +307,8 @@ export async function generateBrowserData(service: Service, gen: GeneratedEvents
 
   const [replay] = await (
     await ch.query({
-      query: 'SELECT uniqExact(session_id) AS sessions, count() AS chunks FROM replay_chunks WHERE website_id = {w:UUID}',
+      query:
+        'SELECT uniqExact(session_id) AS sessions, count() AS chunks FROM replay_chunks WHERE website_id = {w:UUID}',
       query_params: { w: service.website.id },
       format: 'JSONEachRow',
     })
@@ -288,7 +344,10 @@ export async function rawTailHours(service: Service, now = Date.now()): Promise<
  * deployment receiving the same rows over 90 days never sees; read timings are meant for the settled state.
  * Answers the seconds waited and whether it settled.
  */
-export async function settleMerges(service: Service, timeoutMs = 300_000): Promise<{ seconds: number; settled: boolean }> {
+export async function settleMerges(
+  service: Service,
+  timeoutMs = 300_000,
+): Promise<{ seconds: number; settled: boolean }> {
   const started = Date.now();
   let quiet = 0;
   while (Date.now() - started < timeoutMs) {

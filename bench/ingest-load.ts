@@ -46,18 +46,62 @@ export interface LoadResult {
 // Realistic events
 
 const PATHS = [
-  '/', '/pricing', '/features', '/features/analytics', '/features/reports', '/blog', '/blog/launch-week',
-  '/blog/privacy-first-analytics', '/blog/how-we-scaled', '/docs', '/docs/getting-started', '/docs/api',
-  '/docs/api/events', '/docs/tracker', '/about', '/careers', '/contact', '/login', '/signup', '/checkout',
-  '/checkout/success', '/products/widget-pro', '/products/widget-lite', '/products/gadget', '/cart',
-  '/account', '/account/settings', '/changelog', '/customers', '/customers/acme', '/integrations',
-  '/integrations/shopify', '/integrations/wordpress', '/security', '/terms', '/privacy', '/status',
-  '/search', '/category/tools', '/category/books',
+  '/',
+  '/pricing',
+  '/features',
+  '/features/analytics',
+  '/features/reports',
+  '/blog',
+  '/blog/launch-week',
+  '/blog/privacy-first-analytics',
+  '/blog/how-we-scaled',
+  '/docs',
+  '/docs/getting-started',
+  '/docs/api',
+  '/docs/api/events',
+  '/docs/tracker',
+  '/about',
+  '/careers',
+  '/contact',
+  '/login',
+  '/signup',
+  '/checkout',
+  '/checkout/success',
+  '/products/widget-pro',
+  '/products/widget-lite',
+  '/products/gadget',
+  '/cart',
+  '/account',
+  '/account/settings',
+  '/changelog',
+  '/customers',
+  '/customers/acme',
+  '/integrations',
+  '/integrations/shopify',
+  '/integrations/wordpress',
+  '/security',
+  '/terms',
+  '/privacy',
+  '/status',
+  '/search',
+  '/category/tools',
+  '/category/books',
 ];
 const REFERRERS = [
-  '', '', '', '', 'https://www.google.com/', 'https://www.google.de/', 'https://www.bing.com/',
-  'https://duckduckgo.com/', 'https://news.ycombinator.com/', 'https://www.reddit.com/r/webdev/',
-  'https://t.co/abc123', 'https://www.facebook.com/', 'https://www.linkedin.com/feed/', 'https://github.com/',
+  '',
+  '',
+  '',
+  '',
+  'https://www.google.com/',
+  'https://www.google.de/',
+  'https://www.bing.com/',
+  'https://duckduckgo.com/',
+  'https://news.ycombinator.com/',
+  'https://www.reddit.com/r/webdev/',
+  'https://t.co/abc123',
+  'https://www.facebook.com/',
+  'https://www.linkedin.com/feed/',
+  'https://github.com/',
   'https://blog.example.org/post/analytics-tools',
 ];
 const UTMS: Record<string, string>[] = [
@@ -69,9 +113,23 @@ const UTMS: Record<string, string>[] = [
 const CUSTOM_EVENTS = ['signup_click', 'add_to_cart', 'video_play', 'download', 'newsletter_subscribe', 'search'];
 // Public addresses from several regions (routable, none from documentation ranges) for geo enrichment.
 const IPS = [
-  '81.2.69.142', '8.8.8.8', '1.1.1.1', '185.60.216.35', '151.101.1.69', '104.16.132.229', '52.95.110.1',
-  '46.101.12.34', '89.160.20.112', '212.58.244.20', '193.0.6.139', '200.160.2.3',
-  '41.203.64.1', '117.18.232.200', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888', '78.46.120.5',
+  '81.2.69.142',
+  '8.8.8.8',
+  '1.1.1.1',
+  '185.60.216.35',
+  '151.101.1.69',
+  '104.16.132.229',
+  '52.95.110.1',
+  '46.101.12.34',
+  '89.160.20.112',
+  '212.58.244.20',
+  '193.0.6.139',
+  '200.160.2.3',
+  '41.203.64.1',
+  '117.18.232.200',
+  '2a00:1450:4001:80b::200e',
+  '2001:4860:4860::8888',
+  '78.46.120.5',
 ];
 const USER_AGENTS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36',
@@ -82,8 +140,23 @@ const USER_AGENTS = [
   'Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36 Edg/125.0.0.0',
 ];
-const LANGUAGES = ['en-US,en;q=0.9', 'de-DE,de;q=0.9,en;q=0.8', 'fr-FR,fr;q=0.8', 'es-ES,es;q=0.9', 'ja-JP', 'pt-BR,pt;q=0.9'];
-const SCREENS = [[1920, 1080], [1440, 900], [390, 844], [412, 915], [1366, 768], [2560, 1440], [820, 1180]];
+const LANGUAGES = [
+  'en-US,en;q=0.9',
+  'de-DE,de;q=0.9,en;q=0.8',
+  'fr-FR,fr;q=0.8',
+  'es-ES,es;q=0.9',
+  'ja-JP',
+  'pt-BR,pt;q=0.9',
+];
+const SCREENS = [
+  [1920, 1080],
+  [1440, 900],
+  [390, 844],
+  [412, 915],
+  [1366, 768],
+  [2560, 1440],
+  [820, 1180],
+];
 
 // Small deterministic PRNG so a run's event mix is the same every time.
 function prng(seed: number) {
@@ -126,7 +199,11 @@ export function buildTemplates(count: number, batchSize: number, trackingCode: s
   const templates: Template[] = [];
   for (let t = 0; t < count; t++) {
     // One batch = what a backend forwards for one client context (serverContext is per batch).
-    const serverContext = { clientIp: IPS[t % IPS.length], userAgent: USER_AGENTS[t % USER_AGENTS.length], acceptLanguage: LANGUAGES[t % LANGUAGES.length] };
+    const serverContext = {
+      clientIp: IPS[t % IPS.length],
+      userAgent: USER_AGENTS[t % USER_AGENTS.length],
+      acceptLanguage: LANGUAGES[t % LANGUAGES.length],
+    };
     const prefix = `{"trackingCode":${JSON.stringify(trackingCode)},"serverContext":${JSON.stringify(serverContext)},"events":[`;
     const events: EventPieces[] = [];
     while (events.length < batchSize) {
@@ -155,7 +232,8 @@ export function buildTemplates(count: number, batchSize: number, trackingCode: s
         if (rnd() < 0.12 && events.length < batchSize) {
           const name = pick(CUSTOM_EVENTS);
           const custom: Record<string, unknown> = { name, path };
-          if (name === 'add_to_cart') Object.assign(custom, { sku: `SKU-${Math.floor(rnd() * 500)}`, price: Math.round(rnd() * 20000) / 100 });
+          if (name === 'add_to_cart')
+            Object.assign(custom, { sku: `SKU-${Math.floor(rnd() * 500)}`, price: Math.round(rnd() * 20000) / 100 });
           if (name === 'search') custom.query = pick(['pricing', 'api key', 'export csv', 'refund', 'gdpr']);
           events.push(eventPieces('event', age, { sessionId, visitorId, props: custom }));
         }
@@ -256,7 +334,9 @@ async function main(): Promise<void> {
     },
   });
   if (!values.url || !values.key || !values.code) {
-    process.stderr.write('usage: ingest-load --url URL --key KEY --code TRACKING_CODE [--duration s] [--concurrency n] [--rate events/s] [--batch n] [--probe-every n]\n');
+    process.stderr.write(
+      'usage: ingest-load --url URL --key KEY --code TRACKING_CODE [--duration s] [--concurrency n] [--rate events/s] [--batch n] [--probe-every n]\n',
+    );
     process.exit(2);
   }
   const url = new URL(values.url);
@@ -317,7 +397,12 @@ async function main(): Promise<void> {
         latencies.push(ms);
         if (reply.status === 200) {
           batchesOk++;
-          const r = JSON.parse(reply.body) as { acceptedCount: number; dedupedCount: number; rejectedCount: number; errors: { reason: string }[] };
+          const r = JSON.parse(reply.body) as {
+            acceptedCount: number;
+            dedupedCount: number;
+            rejectedCount: number;
+            errors: { reason: string }[];
+          };
           accepted += r.acceptedCount;
           deduped += r.dedupedCount;
           rejected += r.rejectedCount;
@@ -328,7 +413,8 @@ async function main(): Promise<void> {
           }
         } else {
           errorsByStatus[String(reply.status)] = (errorsByStatus[String(reply.status)] ?? 0) + 1;
-          if (errorsByStatus[String(reply.status)] <= 3) process.stderr.write(`HTTP ${reply.status}: ${reply.body.slice(0, 300)}\n`);
+          if (errorsByStatus[String(reply.status)] <= 3)
+            process.stderr.write(`HTTP ${reply.status}: ${reply.body.slice(0, 300)}\n`);
         }
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;

@@ -11,8 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { openEnrichers } from '../lib/ingest/accept/enrichers';
 import { ingestServerBatch } from '../lib/ingest/accept/pipeline';
-import type { QueuedIngest } from '../lib/ingest/job/rows';
 import { ingestBatchSchema } from '../lib/ingest/accept/serverSchemas';
+import type { QueuedIngest } from '../lib/ingest/job/rows';
 import { buildTemplates, renderBody } from './ingest-load';
 import { standInDeps, standInPrincipal } from './pipeline-standins';
 
@@ -46,7 +46,9 @@ async function main(): Promise<void> {
   let accepted = 0;
   for (let round = 0; round <= rounds; round++) {
     // Bodies are rendered outside the timed part, as the load generator does in its own process.
-    const bodies = Array.from({ length: batches }, (_, i) => renderBody(templates[i % templates.length], Date.now(), undefined));
+    const bodies = Array.from({ length: batches }, (_, i) =>
+      renderBody(templates[i % templates.length], Date.now(), undefined),
+    );
     const before = process.cpuUsage();
     for (const body of bodies) {
       const batch = ingestBatchSchema.parse(JSON.parse(body));

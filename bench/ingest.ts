@@ -19,8 +19,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { formatSummary, summarizeProfile } from './cpuprofile-summary';
-import { percentile, type LoadResult } from './ingest-load';
-import { DIST, log, runBenchmark, sleep, startService, type Service } from './service';
+import { type LoadResult, percentile } from './ingest-load';
+import { DIST, log, runBenchmark, type Service, sleep, startService } from './service';
 
 const ROLES = ['store', 'web', 'worker', 'clock'] as const;
 type Role = (typeof ROLES)[number] | 'supervisor' | 'redis';
@@ -37,11 +37,8 @@ const TARGETS = {
 // small helpers
 
 const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
-const fmtMs = (n: number) => (Number.isFinite(n) ? (n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${n.toFixed(0)} ms`) : 'n/a');
-
-
-
-
+const fmtMs = (n: number) =>
+  Number.isFinite(n) ? (n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${n.toFixed(0)} ms`) : 'n/a';
 
 // ---------------------------------------------------------------------------------------------------------
 // /proc: the supervisor's children, their peak RSS and CPU time
@@ -145,19 +142,36 @@ interface ProbeLine {
 }
 
 async function runLoad(
-  opts: { url: string; key: string; code: string; duration: number; concurrency: number; rate: number; batch: number; probeEvery: number },
+  opts: {
+    url: string;
+    key: string;
+    code: string;
+    duration: number;
+    concurrency: number;
+    rate: number;
+    batch: number;
+    probeEvery: number;
+  },
   hooks: { onStart?: (t: number) => void; onProbe?: (p: ProbeLine) => void } = {},
 ): Promise<LoadResult> {
   const args = [
     path.join(DIST, 'bench', 'ingest-load.js'),
-    '--url', opts.url,
-    '--key', opts.key,
-    '--code', opts.code,
-    '--duration', String(opts.duration),
-    '--concurrency', String(opts.concurrency),
-    '--rate', String(opts.rate),
-    '--batch', String(opts.batch),
-    '--probe-every', String(opts.probeEvery),
+    '--url',
+    opts.url,
+    '--key',
+    opts.key,
+    '--code',
+    opts.code,
+    '--duration',
+    String(opts.duration),
+    '--concurrency',
+    String(opts.concurrency),
+    '--rate',
+    String(opts.rate),
+    '--batch',
+    String(opts.batch),
+    '--probe-every',
+    String(opts.probeEvery),
   ];
   // The load process is a plain node process: no profiler options from our own environment.
   const env = { ...process.env };
@@ -234,7 +248,7 @@ function flags(): Flags {
         '  --cpu-prof   profile store, web and worker (preloaded V8 profiler) and print a self-time summary per role',
         '  --pause-writer  diagnostic: SIGSTOP the worker role during the max-rate load (accept ceiling of web alone;',
         '               the end-to-end figure of such a run is not comparable)',
-        '  --background-priority p  BACKGROUND_PRIORITY of the service (default: the service\'s own, idle)',
+        "  --background-priority p  BACKGROUND_PRIORITY of the service (default: the service's own, idle)",
         '  --keep       leave the database, Redis keys and data directory in place (prints their names)',
         '  --json f     also write every figure as JSON to f',
         '',
@@ -262,7 +276,10 @@ function flags(): Flags {
 
 async function main(): Promise<number> {
   const f = flags();
-  const profDir = path.join(os.tmpdir(), `tidemark-bench-prof-${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`);
+  const profDir = path.join(
+    os.tmpdir(),
+    `tidemark-bench-prof-${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`,
+  );
   const extraEnv: NodeJS.ProcessEnv = {};
   if (f.backgroundPriority) extraEnv.BACKGROUND_PRIORITY = f.backgroundPriority;
   if (f.cpuProf) {
@@ -279,7 +296,12 @@ async function main(): Promise<number> {
   service = await startService({ name: 'bench', extraEnv });
   const { base, key, website, clickhouse } = service;
   const rolePids = new Map<number, Role>();
-  const report: Record<string, unknown> = { id: service.id, startedAt: new Date().toISOString(), flags: f, cores: os.cpus().length };
+  const report: Record<string, unknown> = {
+    id: service.id,
+    startedAt: new Date().toISOString(),
+    flags: f,
+    cores: os.cpus().length,
+  };
 
   try {
     const procs = serviceProcesses(service.supervisorPid);
@@ -295,7 +317,10 @@ async function main(): Promise<number> {
       });
       return Number((await rs.json<{ n: string }>())[0].n);
     };
-    const waitCount = async (expected: number, timeoutS: number): Promise<{ at: number; n: number; reached: boolean }> => {
+    const waitCount = async (
+      expected: number,
+      timeoutS: number,
+    ): Promise<{ at: number; n: number; reached: boolean }> => {
       const end = Date.now() + timeoutS * 1000;
       let n = await count();
       while (n < expected && Date.now() < end) {
@@ -304,13 +329,24 @@ async function main(): Promise<number> {
       }
       return { at: Date.now(), n, reached: n >= expected };
     };
-    const load = (duration: number, concurrency: number, rate: number, probeEvery: number, hooks?: Parameters<typeof runLoad>[1]) =>
-      runLoad({ url: base, key, code: website.tracking_code, duration, concurrency, rate, batch: f.batch, probeEvery }, hooks);
+    const load = (
+      duration: number,
+      concurrency: number,
+      rate: number,
+      probeEvery: number,
+      hooks?: Parameters<typeof runLoad>[1],
+    ) =>
+      runLoad(
+        { url: base, key, code: website.tracking_code, duration, concurrency, rate, batch: f.batch, probeEvery },
+        hooks,
+      );
 
     // --- phase 1: warm-up ---
     log(`phase 1: warm-up ${f.warmup} s, concurrency ${f.concurrency}`);
     const warm = await load(f.warmup, f.concurrency, 0, 0);
-    log(`warm-up: ${fmtInt(warm.eventsAccepted)} accepted (${fmtInt(warm.acceptedPerSecond)}/s), p99 ${fmtMs(warm.latencyMs.p99)}`);
+    log(
+      `warm-up: ${fmtInt(warm.eventsAccepted)} accepted (${fmtInt(warm.acceptedPerSecond)}/s), p99 ${fmtMs(warm.latencyMs.p99)}`,
+    );
     const warmCounted = await waitCount(warm.eventsAccepted, f.drainTimeout);
     if (!warmCounted.reached) log(`warm-up events not all counted: ${warmCounted.n} of ${warm.eventsAccepted}`);
     const baseline = await count();
@@ -351,10 +387,14 @@ async function main(): Promise<number> {
     const e2eSeconds = (drained.at - acceptStart) / 1000;
     const e2eRate = drained.reached ? accept.eventsAccepted / e2eSeconds : (drained.n - baseline) / e2eSeconds;
     const drainSeconds = (drained.at - accept.endedAt) / 1000;
-    log(`drained: ${fmtInt(drained.n - baseline)} counted ${e2eSeconds.toFixed(1)} s after phase start (drain ${drainSeconds.toFixed(1)} s) → ${fmtInt(e2eRate)}/s`);
+    log(
+      `drained: ${fmtInt(drained.n - baseline)} counted ${e2eSeconds.toFixed(1)} s after phase start (drain ${drainSeconds.toFixed(1)} s) → ${fmtInt(e2eRate)}/s`,
+    );
 
     // --- phase 3: steady rate with freshness probes ---
-    log(`phase 3: steady ${fmtInt(f.rate)} events/s for ${f.steady} s, concurrency ${f.steadyConcurrency}, one probe per batch`);
+    log(
+      `phase 3: steady ${fmtInt(f.rate)} events/s for ${f.steady} s, concurrency ${f.steadyConcurrency}, one probe per batch`,
+    );
     const baseline3 = await count();
     const pending = new Map<string, ProbeLine>();
     const delays: number[] = [];
@@ -370,7 +410,8 @@ async function main(): Promise<number> {
           const ids = [...pending.keys()];
           try {
             const rs = await ch.query({
-              query: 'SELECT DISTINCT visitor_id AS v FROM events WHERE website_id = {w:UUID} AND visitor_id IN {ids:Array(String)}',
+              query:
+                'SELECT DISTINCT visitor_id AS v FROM events WHERE website_id = {w:UUID} AND visitor_id IN {ids:Array(String)}',
               query_params: { w: website.id, ids },
               format: 'JSONEachRow',
             });
@@ -415,14 +456,20 @@ async function main(): Promise<number> {
       min: delays[0] ?? NaN,
     };
     const steadyCounted = await waitCount(baseline3 + steady.eventsAccepted, f.drainTimeout);
-    log(`steady: ${fmtInt(steady.acceptedPerSecond)}/s accepted, freshness p50 ${fmtMs(fresh.p50)} p99 ${fmtMs(fresh.p99)} (${fresh.seen}/${fresh.probes} probes)`);
+    log(
+      `steady: ${fmtInt(steady.acceptedPerSecond)}/s accepted, freshness p50 ${fmtMs(fresh.p50)} p99 ${fmtMs(fresh.p99)} (${fresh.seen}/${fresh.probes} probes)`,
+    );
 
     // --- memory ---
     const finalProcs = serviceProcesses(service.supervisorPid);
     for (const [role, pid] of finalProcs) rolePids.set(pid, role);
     const rss: Record<string, { peakMb: number; nowMb: number; pid: number }> = {};
     for (const [role, pid] of finalProcs) {
-      rss[role] = { pid, peakMb: Math.round((statusKb(pid, 'VmHWM') ?? NaN) / 1024), nowMb: Math.round((statusKb(pid, 'VmRSS') ?? NaN) / 1024) };
+      rss[role] = {
+        pid,
+        peakMb: Math.round((statusKb(pid, 'VmHWM') ?? NaN) / 1024),
+        nowMb: Math.round((statusKb(pid, 'VmRSS') ?? NaN) / 1024),
+      };
     }
     const restarted = ROLES.filter((r) => procs.get(r) !== undefined && finalProcs.get(r) !== procs.get(r));
 
@@ -460,30 +507,64 @@ async function main(): Promise<number> {
       if (!Number.isFinite(value)) return '';
       const ok = higherBetter ? value >= target : value <= target;
       if (ok) return '';
-      return higherBetter ? ` (${Math.round((1 - value / target) * 100)}% short)` : ` (${(value / target).toFixed(1)}× the limit)`;
+      return higherBetter
+        ? ` (${Math.round((1 - value / target) * 100)}% short)`
+        : ` (${(value / target).toFixed(1)}× the limit)`;
     };
     const rows: [string, string, string, string][] = [
-      ['accepted events/s, max rate, separate process', fmtInt(accept.acceptedPerSecond), `≥ ${fmtInt(TARGETS.acceptRate)}`,
-        pass(accept.acceptedPerSecond >= TARGETS.acceptRate) + by(accept.acceptedPerSecond, TARGETS.acceptRate, true)],
+      [
+        'accepted events/s, max rate, separate process',
+        fmtInt(accept.acceptedPerSecond),
+        `≥ ${fmtInt(TARGETS.acceptRate)}`,
+        pass(accept.acceptedPerSecond >= TARGETS.acceptRate) + by(accept.acceptedPerSecond, TARGETS.acceptRate, true),
+      ],
       ['  per-batch latency p50 / p95', `${fmtMs(accept.latencyMs.p50)} / ${fmtMs(accept.latencyMs.p95)}`, '', ''],
-      ['  per-batch latency p99 (1,000 events)', fmtMs(accept.latencyMs.p99), `≤ ${TARGETS.batchP99Ms} ms`,
-        pass(accept.latencyMs.p99 <= TARGETS.batchP99Ms) + by(accept.latencyMs.p99, TARGETS.batchP99Ms, false)],
+      [
+        '  per-batch latency p99 (1,000 events)',
+        fmtMs(accept.latencyMs.p99),
+        `≤ ${TARGETS.batchP99Ms} ms`,
+        pass(accept.latencyMs.p99 <= TARGETS.batchP99Ms) + by(accept.latencyMs.p99, TARGETS.batchP99Ms, false),
+      ],
       ['  batches / errors', `${fmtInt(accept.batchesSent)} / ${JSON.stringify(accept.errorsByStatus)}`, '', ''],
-      ['end to end, accepted → counted, events/s', fmtInt(e2eRate), `≥ ${fmtInt(TARGETS.endToEndRate)}`,
-        pass(drained.reached && e2eRate >= TARGETS.endToEndRate) + by(e2eRate, TARGETS.endToEndRate, true)],
-      ['  counted at end of load / drain after load', `${fmtInt(countedAtLoadEnd)} / ${drainSeconds.toFixed(1)} s`, '', ''],
-      ['steady phase: accepted events/s (target rate)', `${fmtInt(steady.acceptedPerSecond)} (${fmtInt(f.rate)})`, '', ''],
+      [
+        'end to end, accepted → counted, events/s',
+        fmtInt(e2eRate),
+        `≥ ${fmtInt(TARGETS.endToEndRate)}`,
+        pass(drained.reached && e2eRate >= TARGETS.endToEndRate) + by(e2eRate, TARGETS.endToEndRate, true),
+      ],
+      [
+        '  counted at end of load / drain after load',
+        `${fmtInt(countedAtLoadEnd)} / ${drainSeconds.toFixed(1)} s`,
+        '',
+        '',
+      ],
+      [
+        'steady phase: accepted events/s (target rate)',
+        `${fmtInt(steady.acceptedPerSecond)} (${fmtInt(f.rate)})`,
+        '',
+        '',
+      ],
       ['  per-batch latency p50 / p99', `${fmtMs(steady.latencyMs.p50)} / ${fmtMs(steady.latencyMs.p99)}`, '', ''],
       ['  freshness p50 (accepted → queryable)', fmtMs(fresh.p50), '', ''],
-      ['  freshness p99', fmtMs(fresh.p99), `≤ ${TARGETS.freshnessP99Ms / 1000} s`,
-        pass(fresh.p99 <= TARGETS.freshnessP99Ms && steady.acceptedPerSecond >= 0.95 * f.rate) + by(fresh.p99, TARGETS.freshnessP99Ms, false)],
+      [
+        '  freshness p99',
+        fmtMs(fresh.p99),
+        `≤ ${TARGETS.freshnessP99Ms / 1000} s`,
+        pass(fresh.p99 <= TARGETS.freshnessP99Ms && steady.acceptedPerSecond >= 0.95 * f.rate) +
+          by(fresh.p99, TARGETS.freshnessP99Ms, false),
+      ],
       ['  probes seen / sent, max delay', `${fresh.seen} / ${fresh.probes}, ${fmtMs(fresh.max)}`, '', ''],
     ];
     for (const role of [...ROLES, 'supervisor'] as const) {
       const r = rss[role];
       if (r) rows.push([`peak RSS ${role} (VmHWM)`, `${r.peakMb} MB`, '', `now ${r.nowMb} MB`]);
     }
-    rows.push(['peak RSS load generator', `${Math.round(Math.max(accept.generatorMaxRssMb, steady.generatorMaxRssMb))} MB`, '', '']);
+    rows.push([
+      'peak RSS load generator',
+      `${Math.round(Math.max(accept.generatorMaxRssMb, steady.generatorMaxRssMb))} MB`,
+      '',
+      '',
+    ]);
     const cpuLine = (c: Record<string, number>) =>
       `${['store', 'web', 'worker', 'clock', 'redis', 'load'].map((r) => `${r} ${c[r] ?? '-'}%`).join(', ')} | machine ${c.machine}% of ${os.cpus().length} cores`;
     const w = [46, 30, 14];
@@ -528,7 +609,6 @@ async function main(): Promise<number> {
     if (!f.keep) await service.cleanup().catch((err: Error) => log(`cleanup failed: ${err.message}`));
   }
 }
-
 
 // Ctrl-C or SIGTERM during a run still stops the service and removes what the run created.
 let interrupted: (() => Promise<void>) | undefined;

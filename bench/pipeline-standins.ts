@@ -8,8 +8,8 @@ import type { ApiKeyPrincipal } from '../lib/accounts/apiKeys';
 import type { IdempotencyKeys } from '../lib/ingest/accept/dedupe';
 import type { ActiveGoalsCache } from '../lib/ingest/accept/goalsCache';
 import type { IngestDeps } from '../lib/ingest/accept/pipeline';
-import type { QueuedIngest } from '../lib/ingest/job/rows';
 import type { DailySalts } from '../lib/ingest/accept/salt';
+import type { QueuedIngest } from '../lib/ingest/job/rows';
 import { createLogger } from '../lib/log';
 
 export interface StandInWebsite {

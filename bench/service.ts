@@ -1,6 +1,6 @@
 // Shared by the benchmarks: start the whole service (supervisor, every role) on fresh, isolated resources,
 // set up an enterprise account with lifted limits, a website and a full_access key; clean everything up.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
-import { clickHouseTarget, createClickHouse, type ClickHouseClient } from '../lib/clickhouse/client';
+import { type ClickHouseClient, clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
 import { loadConfig } from '../lib/config';
 import { percentile } from './ingest-load';
 
@@ -31,7 +31,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function until<T>(what: string, timeoutMs: number, intervalMs: number, check: () => Promise<T | undefined>): Promise<T> {
+export async function until<T>(
+  what: string,
+  timeoutMs: number,
+  intervalMs: number,
+  check: () => Promise<T | undefined>,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     const v = await check().catch(() => undefined);
@@ -41,8 +46,14 @@ export async function until<T>(what: string, timeoutMs: number, intervalMs: numb
   throw new Error(`${what}: not reached within ${timeoutMs} ms`);
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: bench replies are read field by field
-export async function api(base: string, method: string, p: string, body?: unknown, token?: string): Promise<{ status: number; json: any }> {
+export async function api(
+  base: string,
+  method: string,
+  p: string,
+  body?: unknown,
+  token?: string,
+  // biome-ignore lint/suspicious/noExplicitAny: bench replies are read field by field
+): Promise<{ status: number; json: any }> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (token) headers.authorization = `Bearer ${token}`;
@@ -59,10 +70,15 @@ export async function api(base: string, method: string, p: string, body?: unknow
 
 export function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [path.join(ROOT, 'bin', 'tidemark.js'), ...args], { env, timeout: 600_000 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`tidemark ${args.join(' ')} failed: ${stderr || err.message}`));
-      else resolve(stdout.trim());
-    });
+    execFile(
+      process.execPath,
+      [path.join(ROOT, 'bin', 'tidemark.js'), ...args],
+      { env, timeout: 600_000 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`tidemark ${args.join(' ')} failed: ${stderr || err.message}`));
+        else resolve(stdout.trim());
+      },
+    );
   });
 }
 
@@ -108,7 +124,11 @@ export interface Service {
 }
 
 /** Starts the service for a benchmark; `timezone` is the website's, `extraEnv` goes to the service only. */
-export async function startService(opts: { name: string; timezone?: string; extraEnv?: NodeJS.ProcessEnv }): Promise<Service> {
+export async function startService(opts: {
+  name: string;
+  timezone?: string;
+  extraEnv?: NodeJS.ProcessEnv;
+}): Promise<Service> {
   const id = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const dbName = `tidemark_${opts.name}_${id}`;
   const prefix = `tm${opts.name}_${id}`;
@@ -142,7 +162,9 @@ export async function startService(opts: { name: string; timezone?: string; extr
   supervisor.stderr!.pipe(logStream, { end: false });
   const exited = new Promise<void>((resolve) => supervisor.on('exit', () => resolve()));
   // The service's own configuration, so the credential is the one its store created (or this call creates first).
-  const clickhouse = createClickHouse(clickHouseTarget(loadConfig({ ...env, ...opts.extraEnv })), { requestTimeoutMs: 1_800_000 });
+  const clickhouse = createClickHouse(clickHouseTarget(loadConfig({ ...env, ...opts.extraEnv })), {
+    requestTimeoutMs: 1_800_000,
+  });
   const stopProcesses = async () => {
     await clickhouse.close().catch(() => undefined);
     if (supervisor.exitCode === null && supervisor.signalCode === null) {
@@ -167,15 +189,30 @@ export async function startService(opts: { name: string; timezone?: string; extr
       if (supervisor.exitCode !== null) throw new Error(`the service exited during start-up; see ${logFile}`);
       return (await fetch(`${base}/readyz`)).status === 200 ? true : undefined;
     });
-    const reg = await api(base, 'POST', '/api/auth/register', { email: `bench-${id}@example.com`, password: `bench password ${id}` });
+    const reg = await api(base, 'POST', '/api/auth/register', {
+      email: `bench-${id}@example.com`,
+      password: `bench password ${id}`,
+    });
     if (reg.status !== 201) throw new Error(`register: ${reg.status} ${JSON.stringify(reg.json)}`);
     const token: string = reg.json.data.token;
     const teamId: string = reg.json.data.team.id;
     log(await runCli(env, ['admin', 'plan', '--team', teamId, '--plan', 'enterprise']));
     log(await runCli(env, ['admin', 'limits', '--team', teamId, '--rpm', 'unlimited', '--monthly', 'unlimited']));
-    const site = await api(base, 'POST', '/api/websites', { domain: 'shop.example.com', name: 'Bench shop', timezone: opts.timezone ?? 'UTC' }, token);
+    const site = await api(
+      base,
+      'POST',
+      '/api/websites',
+      { domain: 'shop.example.com', name: 'Bench shop', timezone: opts.timezone ?? 'UTC' },
+      token,
+    );
     if (site.status !== 201) throw new Error(`create website: ${site.status} ${JSON.stringify(site.json)}`);
-    const keyRes = await api(base, 'POST', `/api/teams/${teamId}/api-keys`, { name: 'bench', permission: 'full_access' }, token);
+    const keyRes = await api(
+      base,
+      'POST',
+      `/api/teams/${teamId}/api-keys`,
+      { name: 'bench', permission: 'full_access' },
+      token,
+    );
     if (keyRes.status !== 201) throw new Error(`create key: ${keyRes.status} ${JSON.stringify(keyRes.json)}`);
     return {
       id,

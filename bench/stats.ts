@@ -14,7 +14,9 @@ import { log, runBenchmark, startService, timeGet, timingRow } from './service';
 const TARGETS = { aggregate: 100, timeseries: 150, breakdown: 250, p99: 500 };
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { events: { type: 'string' }, runs: { type: 'string' }, keep: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { events: { type: 'string' }, runs: { type: 'string' }, keep: { type: 'boolean' } },
+  });
   const target = Number(values.events ?? 10_000_000);
   const runs = Number(values.runs ?? 30);
   const service = await startService({ name: 'statsbench' });
@@ -29,14 +31,43 @@ async function main(): Promise<number> {
     log(`background merges ${settle.settled ? 'settled' : 'still running'} after ${settle.seconds} s`);
     const site = service.website.id;
     const common = `site_id=${site}&period=30d`;
-    const two = encodeURIComponent(JSON.stringify([['is', 'country', ['US', 'DE']], ['is_not', 'browser', ['Safari']]]));
+    const two = encodeURIComponent(
+      JSON.stringify([
+        ['is', 'country', ['US', 'DE']],
+        ['is_not', 'browser', ['Safari']],
+      ]),
+    );
     const cases: [string, string, number][] = [
-      ['v1 aggregate, 5 metrics', `/api/external/v1/stats/aggregate?${common}&metrics=visitors,pageviews,visit_duration,bounce_rate,events`, TARGETS.aggregate],
-      ['v1 timeseries by day', `/api/external/v1/stats/timeseries?${common}&metrics=visitors,pageviews&interval=day`, TARGETS.timeseries],
-      ['v1 breakdown by page, limit 100', `/api/external/v1/stats/breakdown?${common}&metrics=visitors,pageviews&property=event:page&limit=100`, TARGETS.breakdown],
-      ['v2 aggregate, 5 metrics, 2 filters', `/api/external/v2/stats/aggregate?${common}&metrics=visitors,pageviews,visit_duration,bounce_rate,events&filters=${two}`, TARGETS.aggregate],
-      ['v2 timeseries by day, 2 filters', `/api/external/v2/stats/timeseries?${common}&metrics=visitors,pageviews&interval=day&filters=${two}`, TARGETS.timeseries],
-      ['v2 breakdown by page, 2 filters', `/api/external/v2/stats/breakdown?${common}&metrics=visitors,pageviews&property=event:page&limit=100&filters=${two}`, TARGETS.breakdown],
+      [
+        'v1 aggregate, 5 metrics',
+        `/api/external/v1/stats/aggregate?${common}&metrics=visitors,pageviews,visit_duration,bounce_rate,events`,
+        TARGETS.aggregate,
+      ],
+      [
+        'v1 timeseries by day',
+        `/api/external/v1/stats/timeseries?${common}&metrics=visitors,pageviews&interval=day`,
+        TARGETS.timeseries,
+      ],
+      [
+        'v1 breakdown by page, limit 100',
+        `/api/external/v1/stats/breakdown?${common}&metrics=visitors,pageviews&property=event:page&limit=100`,
+        TARGETS.breakdown,
+      ],
+      [
+        'v2 aggregate, 5 metrics, 2 filters',
+        `/api/external/v2/stats/aggregate?${common}&metrics=visitors,pageviews,visit_duration,bounce_rate,events&filters=${two}`,
+        TARGETS.aggregate,
+      ],
+      [
+        'v2 timeseries by day, 2 filters',
+        `/api/external/v2/stats/timeseries?${common}&metrics=visitors,pageviews&interval=day&filters=${two}`,
+        TARGETS.timeseries,
+      ],
+      [
+        'v2 breakdown by page, 2 filters',
+        `/api/external/v2/stats/breakdown?${common}&metrics=visitors,pageviews&property=event:page&limit=100&filters=${two}`,
+        TARGETS.breakdown,
+      ],
     ];
     const lines = [
       `Tidemark Stats API benchmark — embedded store, ${stored.toLocaleString('en-US')} events over 90 days, period=30d, ${runs} sequential runs each`,

@@ -20,8 +20,8 @@ import { Session } from 'chdb';
 import { readMigrations, renderClickHouseSql, splitStatements } from '../lib/db/migrate';
 import { openEnrichers } from '../lib/ingest/accept/enrichers';
 import { ingestServerBatch } from '../lib/ingest/accept/pipeline';
-import { EVENT_ROW_TYPES, eventRowSpans, ROW_BINARY_COLUMNS } from '../lib/ingest/job/rowBinary';
 import { ingestBatchSchema } from '../lib/ingest/accept/serverSchemas';
+import { EVENT_ROW_TYPES, eventRowSpans, ROW_BINARY_COLUMNS } from '../lib/ingest/job/rowBinary';
 import { buildTemplates, renderBody } from './ingest-load';
 import { standInDeps, standInPrincipal } from './pipeline-standins';
 
@@ -43,7 +43,9 @@ async function buildRows(count: number): Promise<Buffer> {
   const templates = buildTemplates(96, 1000, website.tracking_code);
   let built = 0;
   for (let i = 0; built < count; i++) {
-    const batch = ingestBatchSchema.parse(JSON.parse(renderBody(templates[i % templates.length], Date.now(), undefined)));
+    const batch = ingestBatchSchema.parse(
+      JSON.parse(renderBody(templates[i % templates.length], Date.now(), undefined)),
+    );
     built += (await ingestServerBatch(deps, { principal, batch, gpc: false })).acceptedCount;
   }
   enrichers.geo.close();
@@ -57,12 +59,19 @@ function openEngine(dir: string): Session {
   session.query('USE bench');
   // The same rows go in again and again: no insert may be skipped as a duplicate block.
   session.query('SET insert_deduplicate = 0');
-  for (const m of readMigrations('clickhouse')) for (const st of splitStatements(renderClickHouseSql(m.sql))) session.query(st);
+  for (const m of readMigrations('clickhouse'))
+    for (const st of splitStatements(renderClickHouseSql(m.sql))) session.query(st);
   return session;
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rows: { type: 'string', default: '24000' }, rounds: { type: 'string', default: '8' }, 'merge-inserts': { type: 'string', default: '30' } } });
+  const { values } = parseArgs({
+    options: {
+      rows: { type: 'string', default: '24000' },
+      rounds: { type: 'string', default: '8' },
+      'merge-inserts': { type: 'string', default: '30' },
+    },
+  });
   const rows = Number(values.rows);
   const rounds = Number(values.rounds);
   const mergeInserts = Number(values['merge-inserts']);
@@ -78,12 +87,25 @@ async function main(): Promise<void> {
     session.query('SYSTEM STOP MERGES');
     // The same rows as JSON lines, written by the engine itself.
     const json = session.query(`SELECT * FROM ${fromFile(file)}`, 'JSONCompactEachRow');
-    out(`rows per insert ${rows.toLocaleString('en-US')}: JSONCompactEachRow ${json.length.toLocaleString('en-US')} B, RowBinary ${rowBinary.length.toLocaleString('en-US')} B`);
+    out(
+      `rows per insert ${rows.toLocaleString('en-US')}: JSONCompactEachRow ${json.length.toLocaleString('en-US')} B, RowBinary ${rowBinary.length.toLocaleString('en-US')} B`,
+    );
     const formats = {
-      JSONCompactEachRow: () => session.insert({ table: 'events_ingest', columns: [...ROW_BINARY_COLUMNS], format: 'JSONCompactEachRow', values: Buffer.from(json) }),
-      RowBinary: () => session.queryAsync(`INSERT INTO events_ingest (${ROW_BINARY_COLUMNS.join(', ')}) SELECT * FROM ${fromFile(file)}`),
+      JSONCompactEachRow: () =>
+        session.insert({
+          table: 'events_ingest',
+          columns: [...ROW_BINARY_COLUMNS],
+          format: 'JSONCompactEachRow',
+          values: Buffer.from(json),
+        }),
+      RowBinary: () =>
+        session.queryAsync(
+          `INSERT INTO events_ingest (${ROW_BINARY_COLUMNS.join(', ')}) SELECT * FROM ${fromFile(file)}`,
+        ),
     };
-    const results = new Map<string, { cpu: number[]; wall: number[] }>(Object.keys(formats).map((f) => [f, { cpu: [], wall: [] }]));
+    const results = new Map<string, { cpu: number[]; wall: number[] }>(
+      Object.keys(formats).map((f) => [f, { cpu: [], wall: [] }]),
+    );
     for (let round = 0; round <= rounds; round++) {
       for (const [name, run] of Object.entries(formats)) {
         const cpu = process.cpuUsage();
@@ -97,7 +119,9 @@ async function main(): Promise<void> {
     }
     out('format               CPU µs per row (median, range)   wall ms per insert (median)');
     for (const [name, r] of results) {
-      out(`${name.padEnd(20)} ${median(r.cpu).toFixed(2).padStart(6)} (${Math.min(...r.cpu).toFixed(2)}–${Math.max(...r.cpu).toFixed(2)})            ${median(r.wall).toFixed(0)}`);
+      out(
+        `${name.padEnd(20)} ${median(r.cpu).toFixed(2).padStart(6)} (${Math.min(...r.cpu).toFixed(2)}–${Math.max(...r.cpu).toFixed(2)})            ${median(r.wall).toFixed(0)}`,
+      );
     }
     session.close();
 
@@ -111,7 +135,9 @@ async function main(): Promise<void> {
     for (let i = 0; i < mergeInserts; i++) {
       const wait = started + i * 1000 - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      await merging.queryAsync(`INSERT INTO events_ingest (${ROW_BINARY_COLUMNS.join(', ')}) SELECT * FROM ${fromFile(bigFile)}`);
+      await merging.queryAsync(
+        `INSERT INTO events_ingest (${ROW_BINARY_COLUMNS.join(', ')}) SELECT * FROM ${fromFile(bigFile)}`,
+      );
     }
     const duringLoad = cpuMicros(cpu);
     for (let quiet = 0; quiet < 8; ) {
@@ -119,7 +145,9 @@ async function main(): Promise<void> {
       quiet = Number(merging.query('SELECT count() FROM system.merges', 'TSV')) === 0 ? quiet + 1 : 0;
     }
     const settled = cpuMicros(cpu);
-    const parts = merging.query("SELECT count() FROM system.parts WHERE active AND database = 'bench' AND table = 'events'", 'TSV').trim();
+    const parts = merging
+      .query("SELECT count() FROM system.parts WHERE active AND database = 'bench' AND table = 'events'", 'TSV')
+      .trim();
     const total = mergeRows * mergeInserts;
     out(
       `merges running, ${mergeInserts} inserts of 50,000 rows a second: ${(duringLoad / total).toFixed(2)} µs CPU per row during the load, ` +

@@ -35,7 +35,9 @@ export function requireUuid(value: unknown, flag: string, what = 'team'): string
 }
 
 export function parseWith<T>(
-  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } },
+  schema: {
+    safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } };
+  },
   value: unknown,
   flag: string,
 ): T {
@@ -56,6 +58,10 @@ export function printRows(io: Io, rows: Record<string, unknown>[], json: boolean
   }
   const cell = (v: unknown) => (v === null || v === undefined ? '-' : v instanceof Date ? v.toISOString() : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   io.out([line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n'));
 }

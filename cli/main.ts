@@ -34,15 +34,20 @@ const COMMANDS: Record<string, Command> = {
   status: {
     summary: 'roles up, queue depths, store size, last scheduled job runs',
     usage:
-      'tidemark status [--json]\n  The roles that are up (with version, host, pid), the depth of each queue, the store\'s size and the last run\n  of each scheduled job.',
+      "tidemark status [--json]\n  The roles that are up (with version, host, pid), the depth of each queue, the store's size and the last run\n  of each scheduled job.",
     options: json,
     load: () => import('./commands/status').then((m) => m.runStatus),
   },
   snippet: {
     summary: "print a website's tracking script tag",
     usage:
-      'tidemark snippet --website <id> [--persist] [--allow-localhost] [--json]\n  Prints the script tag to paste into the website\'s pages (PUBLIC_URL must be the address browsers reach).',
-    options: { website: { type: 'string' }, persist: { type: 'boolean' }, 'allow-localhost': { type: 'boolean' }, ...json },
+      "tidemark snippet --website <id> [--persist] [--allow-localhost] [--json]\n  Prints the script tag to paste into the website's pages (PUBLIC_URL must be the address browsers reach).",
+    options: {
+      website: { type: 'string' },
+      persist: { type: 'boolean' },
+      'allow-localhost': { type: 'boolean' },
+      ...json,
+    },
     load: () => import('./commands/snippet').then((m) => m.runSnippet),
   },
   backup: {
@@ -58,20 +63,22 @@ const COMMANDS: Record<string, Command> = {
     summary: 'load a backup into an empty instance',
     usage:
       'tidemark restore --from <backup directory>\n  Onto an empty instance (new DATABASE_URL and CLICKHOUSE_DATABASE, roles stopped): migrates, copies the\n' +
-      '  backup in, checks every table\'s row count against the manifest, takes the backup\'s instance id and\n' +
+      "  backup in, checks every table's row count against the manifest, takes the backup's instance id and\n" +
       '  rebuilds the rollups.',
     options: { from: { type: 'string' } },
     load: () => import('./commands/backup').then((m) => m.runRestore),
   },
   'queue failed': {
     summary: 'list jobs that failed for good',
-    usage: 'tidemark queue failed [--queue ingest|jobs] [--limit N]\n  Lists jobs that failed for good (retries exhausted or malformed), newest first.',
+    usage:
+      'tidemark queue failed [--queue ingest|jobs] [--limit N]\n  Lists jobs that failed for good (retries exhausted or malformed), newest first.',
     options: { queue: { type: 'string' }, limit: { type: 'string' } },
     load: () => import('./commands/queue').then((m) => m.runQueueFailed),
   },
   'queue retry': {
     summary: 'move failed jobs back to the queue',
-    usage: 'tidemark queue retry [--queue ingest|jobs] (--id <job id> | --all)\n  Moves failed jobs back to the queue to be processed again.',
+    usage:
+      'tidemark queue retry [--queue ingest|jobs] (--id <job id> | --all)\n  Moves failed jobs back to the queue to be processed again.',
     options: { queue: { type: 'string' }, id: { type: 'string' }, all: { type: 'boolean' } },
     load: () => import('./commands/queue').then((m) => m.runQueueRetry),
   },
@@ -81,7 +88,12 @@ const COMMANDS: Record<string, Command> = {
       'tidemark admin create-user --email <email> [--name <full name>] [--password-stdin] [--owner]\n' +
       '  Creates a user with a personal team on DEFAULT_PLAN. The first user of an instance owns it (team on plan\n' +
       '  unlimited); --owner makes this user the owner instead. Without --password-stdin a password is generated and printed.',
-    options: { email: { type: 'string' }, name: { type: 'string' }, 'password-stdin': { type: 'boolean' }, owner: { type: 'boolean' } },
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
+      owner: { type: 'boolean' },
+    },
     load: () => import('./commands/admin').then((m) => m.runCreateUser),
   },
   'admin reset-password': {
@@ -113,12 +125,18 @@ const COMMANDS: Record<string, Command> = {
     usage:
       'tidemark admin limits --team <id> [--rpm N|unlimited|plan] [--monthly N|unlimited|plan] [--events N|unlimited|plan]\n' +
       '  Overrides a team\'s per-minute, per-month request and monthly event limits; "plan" restores the plan\'s value.',
-    options: { team: { type: 'string' }, rpm: { type: 'string' }, monthly: { type: 'string' }, events: { type: 'string' } },
+    options: {
+      team: { type: 'string' },
+      rpm: { type: 'string' },
+      monthly: { type: 'string' },
+      events: { type: 'string' },
+    },
     load: () => import('./commands/admin').then((m) => m.runLimits),
   },
   'admin users list': {
     summary: 'list users',
-    usage: 'tidemark admin users list [--json]\n  Every user: id, email, name, whether they own the instance, active team memberships.',
+    usage:
+      'tidemark admin users list [--json]\n  Every user: id, email, name, whether they own the instance, active team memberships.',
     options: json,
     load: () => import('./commands/lists').then((m) => m.runUsersList),
   },
@@ -156,7 +174,9 @@ function helpText(group: string): string {
     'Commands:',
     ...names.map((n) => `  ${n.padEnd(width)}  ${COMMANDS[n].summary}`),
     '',
-    group ? `Run \`tidemark ${group} <command> --help\` for a command's options.` : 'Run `tidemark <command> --help` for a command\'s options; `tidemark --version` for the version.',
+    group
+      ? `Run \`tidemark ${group} <command> --help\` for a command's options.`
+      : "Run `tidemark <command> --help` for a command's options; `tidemark --version` for the version.",
   ].join('\n');
 }
 
@@ -183,7 +203,11 @@ function resolve(argv: string[]): { name?: string; group: string; rest: string[]
 }
 
 /** Runs one CLI invocation; returns the exit code (0 done, 1 failed, 2 usage, 78 configuration). */
-export async function main(argv: string[], io: Io = defaultIo, env?: Record<string, string | undefined>): Promise<number> {
+export async function main(
+  argv: string[],
+  io: Io = defaultIo,
+  env?: Record<string, string | undefined>,
+): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version')) {
     io.out(`tidemark ${VERSION}`);
     return 0;
@@ -201,7 +225,11 @@ export async function main(argv: string[], io: Io = defaultIo, env?: Record<stri
   const command = COMMANDS[name];
   let values: Values;
   try {
-    values = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true }).values;
+    values = parseArgs({
+      args: rest,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    }).values;
   } catch (err) {
     io.err(`tidemark ${name}: ${(err as Error).message} (see tidemark ${name} --help)`);
     return 2;
@@ -221,7 +249,11 @@ export async function main(argv: string[], io: Io = defaultIo, env?: Record<stri
       io,
       async pool() {
         if (!pool) {
-          const [db, startup, log] = await Promise.all([import('../lib/db/pool'), import('../lib/process/startup'), import('../lib/log')]);
+          const [db, startup, log] = await Promise.all([
+            import('../lib/db/pool'),
+            import('../lib/process/startup'),
+            import('../lib/log'),
+          ]);
           // A command names DATABASE_URL when PostgreSQL is not there, after a short wait rather than the roles' long one.
           await startup.reachPostgres(config.DATABASE_URL, log.createLogger('silent', 'cli'), CLI_WAIT_MS);
           pool = db.createPool(config.DATABASE_URL, 2);

@@ -1,13 +1,13 @@
 // The clock role (exactly one per deployment): a node-cron table that only enqueues. Job ids are
 // deterministic per (job, scheduled minute), so a clock restarted within the minute cannot enqueue twice.
 import cron, { type ScheduledTask } from 'node-cron';
-import { configOrExit, type Config } from '../lib/config';
+import { type Config, configOrExit } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { startHeartbeat } from '../lib/process/heartbeat';
 import { runRole } from '../lib/process/shutdown';
 import { reachRedis } from '../lib/process/startup';
-import { createRedis } from '../lib/redis';
 import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
+import { createRedis } from '../lib/redis';
 import { SCHEDULED_JOBS } from './registry';
 
 export function scheduledJobId(name: string, at: Date): string {
@@ -35,7 +35,17 @@ export async function startClock(config: Config): Promise<{ stop(): Promise<void
       async () => {
         const jobId = scheduledJobId(job.name, new Date());
         try {
-          await queue.add(job.name, {}, { jobId, removeOnComplete: 1000, removeOnFail: 5000, attempts: 3, backoff: { type: 'exponential', delay: 30_000 } });
+          await queue.add(
+            job.name,
+            {},
+            {
+              jobId,
+              removeOnComplete: 1000,
+              removeOnFail: 5000,
+              attempts: 3,
+              backoff: { type: 'exponential', delay: 30_000 },
+            },
+          );
           logger.info({ job: job.name, jobId }, 'job enqueued');
         } catch (err) {
           logger.error({ job: job.name, err: (err as Error).message }, 'could not enqueue job');

@@ -3,8 +3,8 @@
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Logger } from '../lib/log';
-import { rollUpWebsite } from './rollups/website';
 import { usableTimeZone } from '../lib/stats/timeZones';
+import { rollUpWebsite } from './rollups/website';
 
 /** One run at a time across every worker and the CLI: two runs rewriting the same day would double it. */
 const LOCK_KEY = 727_002;
@@ -19,7 +19,13 @@ export interface RollupRun {
 }
 
 /** `wait`: block until a running pass ends (the CLI) rather than skip this one (the scheduled job). */
-export async function rollupDaily(pool: Pool, clickhouse: ClickHouseClient, logger: Logger, now = Date.now(), opts: { wait?: boolean } = {}): Promise<RollupRun> {
+export async function rollupDaily(
+  pool: Pool,
+  clickhouse: ClickHouseClient,
+  logger: Logger,
+  now = Date.now(),
+  opts: { wait?: boolean } = {},
+): Promise<RollupRun> {
   const lock = await pool.connect();
   try {
     if (opts.wait) await lock.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
@@ -38,7 +44,9 @@ export async function rollupDaily(pool: Pool, clickhouse: ClickHouseClient, logg
 }
 
 async function rollUpAll(pool: Pool, clickhouse: ClickHouseClient, logger: Logger, now: number): Promise<RollupRun> {
-  const { rows } = await pool.query<{ id: string; timezone: string }>('SELECT id, timezone FROM websites ORDER BY created_at, id');
+  const { rows } = await pool.query<{ id: string; timezone: string }>(
+    'SELECT id, timezone FROM websites ORDER BY created_at, id',
+  );
   let days = 0;
   let pending = 0;
   let failed = 0;

@@ -7,6 +7,7 @@ export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 
 /** `value` when it is an integer in [min, max]. */
 export function checkInt(value: number, name: string, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}`);
   return value;
 }

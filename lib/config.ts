@@ -40,7 +40,9 @@ export function parseTrustProxy(value: string): false | number | string[] {
   const v = value.trim().toLowerCase();
   if (v === 'false' || v === 'no' || v === '0') return false;
   if (v === 'true' || v === 'yes') {
-    throw new Error("cannot be true (that trusts the client's own X-Forwarded-For): give a hop count or a CIDR list of your proxies");
+    throw new Error(
+      "cannot be true (that trusts the client's own X-Forwarded-For): give a hop count or a CIDR list of your proxies",
+    );
   }
   if (/^\d+$/.test(v)) {
     if (Number(v) > 32) throw new Error('must be a hop count of at most 32');
@@ -49,7 +51,9 @@ export function parseTrustProxy(value: string): false | number | string[] {
   const entries = v.split(',').map((e) => e.trim());
   const bad = entries.find((e) => !isProxyEntry(e));
   if (bad !== undefined) {
-    throw new Error(`must be a hop count or a comma-separated list of addresses, CIDRs, loopback, linklocal, uniquelocal ("${bad}" is none)`);
+    throw new Error(
+      `must be a hop count or a comma-separated list of addresses, CIDRs, loopback, linklocal, uniquelocal ("${bad}" is none)`,
+    );
   }
   return entries;
 }
@@ -127,9 +131,15 @@ const envSchema = z.object({
   DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/tidemark'),
   REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
   DEDUPE_REDIS_URL: url(['redis:', 'rediss:']).optional(),
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only').default('tidemark'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
+    .default('tidemark'),
   CLICKHOUSE_URL: url(['http:', 'https:']).optional(),
-  CLICKHOUSE_USER: z.string().regex(/^[^:\s]{1,128}$/, 'must be a user name without spaces or ":"').default('default'),
+  CLICKHOUSE_USER: z
+    .string()
+    .regex(/^[^:\s]{1,128}$/, 'must be a user name without spaces or ":"')
+    .default('default'),
   CLICKHOUSE_PASSWORD: z.string().optional(),
   CLICKHOUSE_DATABASE: identifier.default('tidemark'),
   CLICKHOUSE_CLUSTER: identifier.optional(),
@@ -156,7 +166,10 @@ const envSchema = z.object({
 
 type Env = z.infer<typeof envSchema>;
 
-export type Config = Omit<Env, 'PUBLIC_URL' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_PASSWORD' | 'DEDUPE_REDIS_URL' | 'JWT_SECRET' | 'DATA_DIR'> & {
+export type Config = Omit<
+  Env,
+  'PUBLIC_URL' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_PASSWORD' | 'DEDUPE_REDIS_URL' | 'JWT_SECRET' | 'DATA_DIR'
+> & {
   PUBLIC_URL: string;
   CLICKHOUSE_URL: string;
   /** True when CLICKHOUSE_URL was not set: this install runs the embedded store role. */
@@ -169,7 +182,10 @@ export type Config = Omit<Env, 'PUBLIC_URL' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_PAS
 };
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, reason: string) {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
     super(`invalid configuration: ${variable} ${reason}`);
   }
 }

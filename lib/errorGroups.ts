@@ -1,9 +1,9 @@
 // Error groups (spec "Error group"): one PostgreSQL row per (website, fingerprint), counted by the ingest
 // writer (lib/ingest/store/browserWriter.ts) and triaged by people (status unresolved | resolved | ignored).
 import type { Pool } from 'pg';
-import type { ErrorGroup, ErrorGroupsData, ErrorGroupStatus } from './external/schemas';
 import { checkInt } from './checks';
 import { notFound } from './errors';
+import type { ErrorGroup, ErrorGroupStatus, ErrorGroupsData } from './external/schemas';
 
 interface ErrorGroupRow {
   id: string;
@@ -17,7 +17,8 @@ interface ErrorGroupRow {
   affected_users_count: string;
 }
 
-const COLUMNS = 'id, fingerprint, message, type, status, occurrence_count, first_seen_at, last_seen_at, affected_users_count';
+const COLUMNS =
+  'id, fingerprint, message, type, status, occurrence_count, first_seen_at, last_seen_at, affected_users_count';
 
 export function errorGroupView(r: ErrorGroupRow): ErrorGroup {
   return {
@@ -58,7 +59,12 @@ export async function listErrorGroups(
 }
 
 /** Moves a group to `status` (any status to any other); 404 when the group is not this website's. */
-export async function setErrorGroupStatus(pool: Pool, websiteId: string, groupId: string, status: ErrorGroupStatus): Promise<ErrorGroup> {
+export async function setErrorGroupStatus(
+  pool: Pool,
+  websiteId: string,
+  groupId: string,
+  status: ErrorGroupStatus,
+): Promise<ErrorGroup> {
   const res = await pool.query<ErrorGroupRow>(
     `UPDATE error_groups SET status = $3, updated_at = now()
      WHERE website_id = $1 AND id = $2

@@ -35,7 +35,17 @@ export async function orUnavailable<T>(work: Promise<T>, message?: string): Prom
 }
 
 // Node's errno codes for a peer that cannot be reached or went away mid-request.
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
 
 /**
  * True when a backing store could not be reached or did not answer in time (refused, reset, timed out:
@@ -45,7 +55,12 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
 export function isUnreachable(err: unknown, depth = 0): boolean {
   // Duck-typed: errors of Node's own modules need not share this realm's Error (under jest they do not).
   if (typeof err !== 'object' || err === null || depth > 3) return false;
-  const { code, message, errors, cause } = err as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
+  const { code, message, errors, cause } = err as {
+    code?: unknown;
+    message?: unknown;
+    errors?: unknown;
+    cause?: unknown;
+  };
   if (typeof code === 'string' && UNREACHABLE.has(code)) return true;
   if (message === 'Timeout error.' || message === 'socket hang up') return true;
   if (Array.isArray(errors) && errors.some((e) => isUnreachable(e, depth + 1))) return true; // AggregateError

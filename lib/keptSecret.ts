@@ -19,7 +19,8 @@ export function keptSecret(dataDir: string, name: string, bytes: number, what = 
     fs.linkSync(draft, file);
     return secret;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot create ${file}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+      throw new Error(`cannot create ${file}: ${(err as Error).message}`);
     const theirs = readSecret(file, what);
     if (theirs === undefined) throw new Error(`${file} disappeared while being read`);
     return theirs;

@@ -1,5 +1,5 @@
 // Prometheus metrics of one process (prom-client). Each role registers what it exports on its own registry.
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;

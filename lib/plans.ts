@@ -26,11 +26,46 @@ export interface PlanLimits {
 const KEPT_FOR_GOOD_DAYS = 25_000;
 
 export const PLANS: Record<PlanName, PlanLimits> = {
-  free: { requestsPerMinute: 10, requestsPerMonth: 1_000, maxWebsites: 1, maxTeamMembers: 1, eventsPerMonth: 10_000, dataRetentionDays: 30 },
-  pro: { requestsPerMinute: 30, requestsPerMonth: 10_000, maxWebsites: 10, maxTeamMembers: 5, eventsPerMonth: 1_000_000, dataRetentionDays: 365 },
-  scale: { requestsPerMinute: 60, requestsPerMonth: 100_000, maxWebsites: 50, maxTeamMembers: 20, eventsPerMonth: 10_000_000, dataRetentionDays: 730 },
-  enterprise: { requestsPerMinute: 120, requestsPerMonth: 1_000_000, maxWebsites: null, maxTeamMembers: null, eventsPerMonth: 100_000_000, dataRetentionDays: 1825 },
-  unlimited: { requestsPerMinute: null, requestsPerMonth: null, maxWebsites: null, maxTeamMembers: null, eventsPerMonth: null, dataRetentionDays: KEPT_FOR_GOOD_DAYS },
+  free: {
+    requestsPerMinute: 10,
+    requestsPerMonth: 1_000,
+    maxWebsites: 1,
+    maxTeamMembers: 1,
+    eventsPerMonth: 10_000,
+    dataRetentionDays: 30,
+  },
+  pro: {
+    requestsPerMinute: 30,
+    requestsPerMonth: 10_000,
+    maxWebsites: 10,
+    maxTeamMembers: 5,
+    eventsPerMonth: 1_000_000,
+    dataRetentionDays: 365,
+  },
+  scale: {
+    requestsPerMinute: 60,
+    requestsPerMonth: 100_000,
+    maxWebsites: 50,
+    maxTeamMembers: 20,
+    eventsPerMonth: 10_000_000,
+    dataRetentionDays: 730,
+  },
+  enterprise: {
+    requestsPerMinute: 120,
+    requestsPerMonth: 1_000_000,
+    maxWebsites: null,
+    maxTeamMembers: null,
+    eventsPerMonth: 100_000_000,
+    dataRetentionDays: 1825,
+  },
+  unlimited: {
+    requestsPerMinute: null,
+    requestsPerMonth: null,
+    maxWebsites: null,
+    maxTeamMembers: null,
+    eventsPerMonth: null,
+    dataRetentionDays: KEPT_FOR_GOOD_DAYS,
+  },
 };
 
 /** Parses an operator-given plan name, legacy names included. */
@@ -60,7 +95,8 @@ export interface EffectiveLimits {
 
 export function effectiveLimits(plan: PlanName, overrides: LimitOverrides): EffectiveLimits {
   const base = PLANS[plan];
-  const pick = (key: keyof LimitOverrides, fallback: number | null) => (key in overrides ? (overrides[key] ?? null) : fallback);
+  const pick = (key: keyof LimitOverrides, fallback: number | null) =>
+    key in overrides ? (overrides[key] ?? null) : fallback;
   return {
     requestsPerMinute: pick('rpm', base.requestsPerMinute),
     requestsPerMonth: pick('monthly', base.requestsPerMonth),

@@ -39,7 +39,7 @@ export async function waitReady(client: Redis, timeoutMs = 5_000): Promise<void>
     let lastError: Error | undefined;
     const timer = setTimeout(() => {
       cleanup();
-      const why = lastError ? (lastError as NodeJS.ErrnoException).code ?? lastError.message : client.status;
+      const why = lastError ? ((lastError as NodeJS.ErrnoException).code ?? lastError.message) : client.status;
       reject(new Error(`redis not reachable within ${timeoutMs} ms (${why})`));
     }, timeoutMs);
     const onReady = () => {
@@ -134,11 +134,17 @@ export async function checkQueueDurability(
   const p = await readPersistence(client);
   if (p.appendonly) {
     if (p.appendfsync === 'no') {
-      logger.warn({ appendfsync: p.appendfsync }, "the queue Redis's appendfsync is 'no': events answered 200 can be lost if the machine fails; use everysec or always");
+      logger.warn(
+        { appendfsync: p.appendfsync },
+        "the queue Redis's appendfsync is 'no': events answered 200 can be lost if the machine fails; use everysec or always",
+      );
     }
     return undefined;
   }
-  const loss = variable === 'REDIS_URL' ? 'events answered 200 are lost' : 'idempotency claims are forgotten (retries stored twice)';
+  const loss =
+    variable === 'REDIS_URL'
+      ? 'events answered 200 are lost'
+      : 'idempotency claims are forgotten (retries stored twice)';
   const why = `${variable} has no append-only file (appendonly no${p.save ? `, RDB snapshots only: save "${p.save}"` : ''}): ${loss} when Redis restarts`;
   if (opts.production && !opts.allowVolatile) {
     return `${why}; run Redis with --appendonly yes (README: Redis for durability) or set ALLOW_VOLATILE_QUEUE=true to accept the loss`;

@@ -17,7 +17,12 @@ const RETENTION_TABLES: readonly { table: string; from: string; only?: string }[
   { table: 'visit_values', from: 'date' },
 ];
 
-export async function restampRetention(clickhouse: ClickHouseClient, pool: Pool, teamId: string, plan: PlanName): Promise<number> {
+export async function restampRetention(
+  clickhouse: ClickHouseClient,
+  pool: Pool,
+  teamId: string,
+  plan: PlanName,
+): Promise<number> {
   const websites = (await listWebsitesForTeam(pool, teamId)).map((w) => w.id);
   if (websites.length === 0) return 0;
   for (const { table, from, only } of RETENTION_TABLES) {

@@ -3,4 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from './paths';
 
-export const VERSION: string = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;

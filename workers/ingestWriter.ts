@@ -2,13 +2,13 @@
 // time) and settles every job of the flush by what lib/ingest/store/flush.ts made of it. A job is
 // acknowledged only after its rows are stored; a crash before that hands it back to the queue, and its
 // retry is checked against what is already stored (in the flush module), so it never doubles rows.
-import { UnrecoverableError, type Job, type Worker } from 'bullmq';
+import { type Job, UnrecoverableError, type Worker } from 'bullmq';
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
-import { ingestJobSchema, type IngestJob } from '../lib/ingest/job/rows';
+import { type IngestJob, ingestJobSchema } from '../lib/ingest/job/rows';
 import { isBadRowError, storeFlush } from '../lib/ingest/store/flush';
-import { ingestPayloadKey } from '../lib/queue/ingest';
 import type { Logger } from '../lib/log';
+import { ingestPayloadKey } from '../lib/queue/ingest';
 import type { Redis } from '../lib/redis';
 
 export interface IngestWriterOptions {
@@ -128,7 +128,10 @@ export class IngestWriter {
     if (keys.length === 0) return;
     // A payload left behind (Redis away now) is deleted by the sweep-ingest-payloads job.
     await this.opts.queueRedis.unlink(...keys).catch((err: Error) => {
-      this.opts.logger.warn({ err: err.message, keys: keys.length }, 'could not delete ingest payloads; the sweep job will');
+      this.opts.logger.warn(
+        { err: err.message, keys: keys.length },
+        'could not delete ingest payloads; the sweep job will',
+      );
     });
   }
 
@@ -155,8 +158,12 @@ export class IngestWriter {
         oldestEnqueuedAt: Math.min(...batch.map((p) => p.job.timestamp)),
       });
     } catch (err) {
-      this.opts.logger.error({ err: (err as Error).message, jobs: batch.length }, 'ingest flush failed; jobs will be retried');
-      for (const p of batch) p.reject(isBadRowError(err) ? new UnrecoverableError((err as Error).message) : (err as Error));
+      this.opts.logger.error(
+        { err: (err as Error).message, jobs: batch.length },
+        'ingest flush failed; jobs will be retried',
+      );
+      for (const p of batch)
+        p.reject(isBadRowError(err) ? new UnrecoverableError((err as Error).message) : (err as Error));
     }
   }
 }

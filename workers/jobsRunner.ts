@@ -1,5 +1,5 @@
 // BullMQ processor for the `jobs` queue: runs the body of the scheduled job the clock enqueued.
-import { UnrecoverableError, type Job } from 'bullmq';
+import { type Job, UnrecoverableError } from 'bullmq';
 import { findJob, type JobContext } from '../jobs/registry';
 
 export function jobsProcessor(ctx: JobContext) {

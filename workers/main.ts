@@ -1,16 +1,16 @@
 // Boots the worker role: migrations, then BullMQ workers for each queue it serves.
 import { Worker } from 'bullmq';
 import { clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
-import { configOrExit, type Config } from '../lib/config';
-import { createPool } from '../lib/db/pool';
+import { type Config, configOrExit } from '../lib/config';
 import { migrate } from '../lib/db/migrate';
+import { createPool } from '../lib/db/pool';
 import { createLogger } from '../lib/log';
 import { startHeartbeat } from '../lib/process/heartbeat';
 import { runRole } from '../lib/process/shutdown';
 import { reachClickHouse, reachPostgres, reachRedis } from '../lib/process/startup';
+import { WriterLag } from '../lib/queue/lag';
 import { QUEUE_NAMES } from '../lib/queue/queues';
 import { bullPrefix, createRedis, requireRedisVersion, warnUnlessNoEviction } from '../lib/redis';
-import { WriterLag } from '../lib/queue/lag';
 import { IngestWriter } from './ingestWriter';
 import { jobsProcessor } from './jobsRunner';
 
@@ -21,7 +21,9 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
   const logger = createLogger(config.LOG_LEVEL, 'worker');
   const waitMs = config.STARTUP_WAIT_SECONDS * 1000;
   await reachPostgres(config.DATABASE_URL, logger, waitMs);
-  const pool = createPool(config.DATABASE_URL, 10, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL connection closed'));
+  const pool = createPool(config.DATABASE_URL, 10, (err) =>
+    logger.warn({ err: err.message }, 'idle PostgreSQL connection closed'),
+  );
   const clickhouse = createClickHouse(clickHouseTarget(config));
   await reachClickHouse(clickHouseTarget(config), config.EMBEDDED_STORE, logger, waitMs);
   const connection = createRedis(config.REDIS_URL, 'worker', 'tidemark-worker');
@@ -36,11 +38,15 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
   });
   await requireRedisVersion(connection, 'REDIS_URL');
   await warnUnlessNoEviction(connection, logger);
-  const jobs = new Worker(QUEUE_NAMES.jobs, jobsProcessor({ pool, clickhouse, redis: connection, redisPrefix: config.REDIS_PREFIX, logger }), {
-    connection,
-    prefix: bullPrefix(config.REDIS_PREFIX),
-    concurrency: 1,
-  });
+  const jobs = new Worker(
+    QUEUE_NAMES.jobs,
+    jobsProcessor({ pool, clickhouse, redis: connection, redisPrefix: config.REDIS_PREFIX, logger }),
+    {
+      connection,
+      prefix: bullPrefix(config.REDIS_PREFIX),
+      concurrency: 1,
+    },
+  );
   jobs.on('failed', (job, err) => logger.error({ job: job?.name, jobId: job?.id, err: err.message }, 'job failed'));
 
   const lag = new WriterLag(connection, config.REDIS_PREFIX);
@@ -72,11 +78,7 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
       // close() waits for in-flight jobs; anything unfinished is handed back to the queue as stalled.
       await Promise.all([jobs.close(), ingest.close()]);
       await writer.drain();
-      await Promise.allSettled([
-        pool.end(),
-        clickhouse.close(),
-        connection.quit(),
-      ]);
+      await Promise.allSettled([pool.end(), clickhouse.close(), connection.quit()]);
       logger.info('worker stopped');
     },
   };

@@ -2,9 +2,14 @@
 // Bearer) for the External API and server ingestion, the session cookie for annotations and token renewal.
 import type { Request, RequestHandler, Response } from 'express';
 import type { Pool } from 'pg';
-import { authenticateApiKey, paidPlanRequired, websiteForApiKey, type ApiKeyPrincipal } from '../../lib/accounts/apiKeys';
-import { currentTokenVersion, SESSION_COOKIE, sessionUser, verifyJwt } from '../../lib/auth/tokens';
+import {
+  type ApiKeyPrincipal,
+  authenticateApiKey,
+  paidPlanRequired,
+  websiteForApiKey,
+} from '../../lib/accounts/apiKeys';
 import { requireWebsiteRole, type WebsiteRow } from '../../lib/accounts/websites';
+import { currentTokenVersion, SESSION_COOKIE, sessionUser, verifyJwt } from '../../lib/auth/tokens';
 import { forbidden, unauthorized } from '../../lib/errors';
 
 export function bearer(req: Request): string | undefined {

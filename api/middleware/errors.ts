@@ -22,17 +22,27 @@ export function notFoundHandler(): RequestHandler {
 
 /** A client error body-parser raised while reading a body, as the HttpError it is answered with. */
 function bodyError(err: BodyParserError, compressed: boolean): HttpError | undefined {
-  if (err.type === 'entity.parse.failed') return new HttpError(400, 'VALIDATION_ERROR', 'Request body is not valid JSON');
+  if (err.type === 'entity.parse.failed')
+    return new HttpError(400, 'VALIDATION_ERROR', 'Request body is not valid JSON');
   if (err.type === 'entity.too.large') return new HttpError(413, 'PAYLOAD_TOO_LARGE', 'Request body is too large');
   if (err.type === 'encoding.unsupported') {
-    return new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Encoding is not supported; send gzip, deflate, br or an uncompressed body');
+    return new HttpError(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Content-Encoding is not supported; send gzip, deflate, br or an uncompressed body',
+    );
   }
-  if (err.type === 'charset.unsupported') return new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request body charset is not supported');
+  if (err.type === 'charset.unsupported')
+    return new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request body charset is not supported');
   // Other read failures (aborted, size mismatch) carry a type; a corrupt or truncated gzip/deflate/br body is
   // zlib's own error, which body-parser passes on with status 400 and no type.
   const typed = err.type !== undefined && typeof err.status === 'number' && err.status >= 400 && err.status < 500;
   if (typed || (err.status === 400 && err.expose === true)) {
-    return new HttpError(400, 'VALIDATION_ERROR', compressed ? 'Request body could not be decompressed' : 'Request body could not be read');
+    return new HttpError(
+      400,
+      'VALIDATION_ERROR',
+      compressed ? 'Request body could not be decompressed' : 'Request body could not be read',
+    );
   }
   return undefined;
 }
@@ -45,11 +55,19 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (err instanceof HttpError) typed = err;
     // Express decodes path parameters; a `%C0%AF` there is a URIError (api/middleware/validate.ts pathGuard
     // refuses such paths first, this is the fallback).
-    else if ((err as Error | undefined)?.name === 'URIError') typed = new HttpError(400, 'VALIDATION_ERROR', 'Request path is not valid percent-encoded UTF-8');
-    else typed = bodyError(err as BodyParserError, (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity');
+    else if ((err as Error | undefined)?.name === 'URIError')
+      typed = new HttpError(400, 'VALIDATION_ERROR', 'Request path is not valid percent-encoded UTF-8');
+    else
+      typed = bodyError(
+        err as BodyParserError,
+        (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity',
+      );
     if (!typed && isUnreachable(err)) {
       typed = serviceUnavailable();
-      logger.error({ requestId, path: req.path, err: (err as Error).message, code: (err as BodyParserError).code }, 'backing store unreachable');
+      logger.error(
+        { requestId, path: req.path, err: (err as Error).message, code: (err as BodyParserError).code },
+        'backing store unreachable',
+      );
     } else if (typed) {
       logger.warn({ requestId, status: typed.status, code: typed.code, path: req.path }, typed.message);
     }

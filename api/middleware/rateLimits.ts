@@ -2,12 +2,12 @@
 // monthly quota, as DESIGN §3 "Plans" sets them. Both run after authentication, so 401s cost nothing.
 import type { RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import { type RedisReply, RedisStore } from 'rate-limit-redis';
 import { liftHint } from '../../lib/accounts/teams';
 import { rateLimited, serviceUnavailable } from '../../lib/errors';
 import { MonthlyUsage, nextMonthStart } from '../../lib/limits/usage';
 import { effectiveLimits } from '../../lib/plans';
-import { redisKey, type Redis } from '../../lib/redis';
+import { type Redis, redisKey } from '../../lib/redis';
 import { apiKey, reader } from './auth';
 import { errorBody } from './envelope';
 
@@ -22,7 +22,8 @@ export function perMinuteLimit(redis: Redis, prefix: string, scope: 'ingest' | '
     windowMs: 60_000,
     limit: (_req, res) => effectiveLimits(apiKey(res).plan, apiKey(res).limitOverrides).requestsPerMinute ?? 0,
     // Signed-in users reading their own analytics are not API clients: no per-minute window, no credits.
-    skip: (_req, res) => isUser(res) || effectiveLimits(apiKey(res).plan, apiKey(res).limitOverrides).requestsPerMinute === null,
+    skip: (_req, res) =>
+      isUser(res) || effectiveLimits(apiKey(res).plan, apiKey(res).limitOverrides).requestsPerMinute === null,
     keyGenerator: (_req, res) => apiKey(res).keyId,
     legacyHeaders: true,
     standardHeaders: false,
@@ -42,12 +43,21 @@ export function perMinuteLimit(redis: Redis, prefix: string, scope: 'ingest' | '
         res.setHeader('X-Usage-Remaining', String(Math.max(0, limit - used)));
         res.setHeader('X-Usage-Reset', String(Math.floor(nextMonthStart(Date.now()) / 1000)));
       }
-      res.status(429).json(errorBody('RATE_LIMITED', `Rate limit exceeded; retry after the window resets (the ${key.plan} plan's per-minute limit: ${liftHint(key.teamId)})`));
+      res
+        .status(429)
+        .json(
+          errorBody(
+            'RATE_LIMITED',
+            `Rate limit exceeded; retry after the window resets (the ${key.plan} plan's per-minute limit: ${liftHint(key.teamId)})`,
+          ),
+        );
     },
   });
   return (req, res, next) => {
     // A store failure (Redis down) must not become a 500 or let traffic through unmetered.
-    Promise.resolve(limiter(req, res, (err?: unknown) => (err ? next(serviceUnavailable()) : next()))).catch(() => next(serviceUnavailable()));
+    Promise.resolve(limiter(req, res, (err?: unknown) => (err ? next(serviceUnavailable()) : next()))).catch(() =>
+      next(serviceUnavailable()),
+    );
   };
 }
 

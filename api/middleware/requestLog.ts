@@ -63,7 +63,10 @@ export function requestLog(logger: Logger, metrics: Metrics): RequestHandler {
       const route = routeLabel(req);
       metrics.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
       metrics.httpDuration.observe({ method: req.method, route }, seconds);
-      logger.debug({ requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      logger.debug(
+        { requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) },
+        'request',
+      );
     });
     next();
   };

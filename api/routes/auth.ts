@@ -1,11 +1,18 @@
 // /api/auth: register, login, logout, and JWT renewal from the session cookie (DESIGN §3 "Accounts").
-import { Router, type Request } from 'express';
+import { type Request, Router } from 'express';
 import type { LoggedOutView, TokenView } from '../../lib/accounts/responses';
 import { loginBody, registerBody } from '../../lib/accounts/schemas';
 import { authenticateUser, createUser, getUser } from '../../lib/accounts/users';
 import { DEVICE_COOKIE, verifyDeviceCookie } from '../../lib/auth/devices';
 import { createLoginThrottle } from '../../lib/auth/throttle';
-import { deleteSession, JWT_TTL_SECONDS, revokeTokens, sessionUser, SESSION_COOKIE, signJwt } from '../../lib/auth/tokens';
+import {
+  deleteSession,
+  JWT_TTL_SECONDS,
+  revokeTokens,
+  SESSION_COOKIE,
+  sessionUser,
+  signJwt,
+} from '../../lib/auth/tokens';
 import { takeAttempt, windowKeys } from '../../lib/auth/windows';
 import { forbidden, orUnavailable, rateLimited, unauthorized } from '../../lib/errors';
 import type { AppDeps } from '../deps';
@@ -78,7 +85,10 @@ export function authRoutes(deps: AppDeps): Router {
   router.post('/token', requireSession(pool), async (_req, res) => {
     const user = await getUser(pool, res.locals.userId as string);
     if (!user) throw unauthorized('Session user no longer exists');
-    sendData(res, { token: signJwt(config.JWT_SECRET, user.id, user.token_version), expires_in: JWT_TTL_SECONDS } satisfies TokenView);
+    sendData(res, {
+      token: signJwt(config.JWT_SECRET, user.id, user.token_version),
+      expires_in: JWT_TTL_SECONDS,
+    } satisfies TokenView);
   });
 
   return router;

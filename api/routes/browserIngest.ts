@@ -1,18 +1,18 @@
 // Browser ingestion: POST /api/events/:code (aliases /api/track/:code, /e/:code), JSON or text/plain
 // (sendBeacon) bodies, CORS for any origin, and the tracker's small cacheable config endpoint.
-import express, { Router, type Request, type Response } from 'express';
+import express, { type Request, type Response, Router } from 'express';
 import { Counter } from 'prom-client';
-import { admitBrowserClient, ingestBrowserEvent, type BrowserDeps } from '../../lib/ingest/accept/browser';
+import { badRequest, notFound } from '../../lib/errors';
+import { admitBrowserClient, type BrowserDeps, ingestBrowserEvent } from '../../lib/ingest/accept/browser';
 import {
-  browserEventSchema,
-  MAX_BROWSER_BODY_BYTES,
   type BrowserEvent,
   type BrowserIngestResult,
+  browserEventSchema,
+  MAX_BROWSER_BODY_BYTES,
   type TrackerConfig,
 } from '../../lib/ingest/accept/browserSchemas';
-import { cleanJson } from '../../lib/ingest/job/sanitize';
 import { normalizeIp } from '../../lib/ingest/accept/enrich';
-import { notFound, badRequest } from '../../lib/errors';
+import { cleanJson } from '../../lib/ingest/job/sanitize';
 import type { IngestEnqueue } from '../../lib/queue/ingest';
 import type { AppDeps } from '../deps';
 import { openCors } from '../middleware/cors';
@@ -60,7 +60,14 @@ export function browserIngestRoutes(deps: AppDeps, enqueue: IngestEnqueue): Rout
     const event = cleanJson(parse(browserEventSchema, raw)) as BrowserEvent;
     const outcome = await ingestBrowserEvent(
       browser,
-      { trackingCode: String(req.params.code), event, ip, userAgentHeader: req.headers['user-agent'], gpc: req.headers['sec-gpc'] === '1', now },
+      {
+        trackingCode: String(req.params.code),
+        event,
+        ip,
+        userAgentHeader: req.headers['user-agent'],
+        gpc: req.headers['sec-gpc'] === '1',
+        now,
+      },
       admitted,
     );
     outcomes.inc({ outcome: outcome.kind === 'recorded' ? 'recorded' : outcome.reason });
@@ -69,7 +76,12 @@ export function browserIngestRoutes(deps: AppDeps, enqueue: IngestEnqueue): Rout
       res,
       (outcome.kind === 'recorded'
         ? { type: 'event_recorded', event_type: event.event_type, event_name: eventName }
-        : { type: 'event_ignored', reason: outcome.reason, event_type: event.event_type, event_name: eventName }) satisfies BrowserIngestResult,
+        : {
+            type: 'event_ignored',
+            reason: outcome.reason,
+            event_type: event.event_type,
+            event_name: eventName,
+          }) satisfies BrowserIngestResult,
     );
   };
 
@@ -84,7 +96,10 @@ export function browserIngestRoutes(deps: AppDeps, enqueue: IngestEnqueue): Rout
     const site = await sites.get(String(req.params.code));
     if (!site?.website.is_active) throw notFound('Unknown tracking code');
     res.setHeader('Cache-Control', 'public, max-age=60');
-    sendData(res, { tracking_code: site.website.tracking_code, settings: site.website.settings } satisfies TrackerConfig);
+    sendData(res, {
+      tracking_code: site.website.tracking_code,
+      settings: site.website.settings,
+    } satisfies TrackerConfig);
   });
   return router;
 }

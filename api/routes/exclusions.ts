@@ -2,10 +2,10 @@
 // clears the browser-ingestion cache entry, so new events see it at once on this process.
 import { Router } from 'express';
 import { addIpExclusion, addPathExclusion, deleteExclusion, listExclusions } from '../../lib/accounts/exclusions';
+import type { DeletedView } from '../../lib/accounts/responses';
 import { ipExclusionBody, pathExclusionBody, trackingSettingsBody } from '../../lib/accounts/schemas';
 import { requireWebsiteRole, trackingSettingsView, updateTrackingSettings } from '../../lib/accounts/websites';
 import type { SiteConfigCache } from '../../lib/ingest/accept/siteCache';
-import type { DeletedView } from '../../lib/accounts/responses';
 import type { AppDeps } from '../deps';
 import { userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';

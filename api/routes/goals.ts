@@ -1,10 +1,10 @@
 // /api/websites/:websiteId/goals (DESIGN §3): editors manage, viewers read.
 import { Router } from 'express';
 import { createGoal, deleteGoal, goalView, listGoals, updateGoal } from '../../lib/accounts/goals';
+import type { DeletedView } from '../../lib/accounts/responses';
 import { createGoalBody, updateGoalBody } from '../../lib/accounts/schemas';
 import { requireWebsiteRole } from '../../lib/accounts/websites';
 import { bumpGoalsVersion } from '../../lib/ingest/accept/goalsCache';
-import type { DeletedView } from '../../lib/accounts/responses';
 import type { AppDeps } from '../deps';
 import { userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';

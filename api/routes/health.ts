@@ -1,6 +1,6 @@
 // Liveness, readiness and Prometheus metrics.
 import { timingSafeEqual } from 'node:crypto';
-import { Router, type Request } from 'express';
+import { type Request, Router } from 'express';
 import type { AppDeps } from '../deps';
 import { errorBody } from '../middleware/envelope';
 
@@ -43,7 +43,9 @@ export function healthRoutes({ pool, redis, clickhouse, metrics, config }: AppDe
       ? sameSecret(req.headers.authorization ?? '', `Bearer ${config.METRICS_TOKEN}`)
       : LOOPBACK.has(req.socket.remoteAddress ?? '') && LOOPBACK.has(req.ip ?? '');
     if (!allowed) {
-      res.status(config.METRICS_TOKEN ? 401 : 403).json(errorBody(config.METRICS_TOKEN ? 'UNAUTHORIZED' : 'FORBIDDEN', 'Metrics are not public'));
+      res
+        .status(config.METRICS_TOKEN ? 401 : 403)
+        .json(errorBody(config.METRICS_TOKEN ? 'UNAUTHORIZED' : 'FORBIDDEN', 'Metrics are not public'));
       return;
     }
     res.setHeader('Content-Type', metrics.registry.contentType);

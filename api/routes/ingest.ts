@@ -1,9 +1,9 @@
 // POST /api/v1/events: server-side ingestion, in DESIGN §3's request order. Authentication, plan, limits
 // and the body come first (here); the rest of the pipeline is lib/ingest/accept/pipeline.ts.
 import express, { Router } from 'express';
-import { ActiveGoalsCache } from '../../lib/ingest/accept/goalsCache';
 import { IdempotencyKeys } from '../../lib/ingest/accept/dedupe';
-import { ingestServerBatch, type IngestDeps } from '../../lib/ingest/accept/pipeline';
+import { ActiveGoalsCache } from '../../lib/ingest/accept/goalsCache';
+import { type IngestDeps, ingestServerBatch } from '../../lib/ingest/accept/pipeline';
 import { ingestBatchSchema, MAX_BODY_BYTES } from '../../lib/ingest/accept/serverSchemas';
 import type { IngestEnqueue } from '../../lib/queue/ingest';
 import type { AppDeps } from '../deps';

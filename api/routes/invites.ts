@@ -1,7 +1,14 @@
 // Team invitations (DESIGN §5): admins create one-time links under /api/teams/:teamId/invites; the person who
 // opens one previews it and accepts it under /api/invites/:token, signed in or registering on the way.
 import { Router } from 'express';
-import { acceptInvite, createInvite, inviteUrl, listInvites, previewInvite, revokeInvite } from '../../lib/accounts/invites';
+import {
+  acceptInvite,
+  createInvite,
+  inviteUrl,
+  listInvites,
+  previewInvite,
+  revokeInvite,
+} from '../../lib/accounts/invites';
 import type { CreatedInviteView, InviteAcceptedView, RevokedView } from '../../lib/accounts/responses';
 import { acceptInviteBody, createInviteBody } from '../../lib/accounts/schemas';
 import { requireTeamRole } from '../../lib/accounts/teams';
@@ -29,7 +36,9 @@ export function teamInviteRoutes(deps: AppDeps): Router {
     const { team: t, role } = await requireTeamRole(pool, team(req), userId(res), 'admin');
     const body = parseBody(createInviteBody, req);
     const wait = await orUnavailable(
-      takeAttempt(deps.redis, [{ key: limitKey('user', userId(res)), limit: INVITES_PER_WINDOW, seconds: INVITE_WINDOW_SECONDS }]),
+      takeAttempt(deps.redis, [
+        { key: limitKey('user', userId(res)), limit: INVITES_PER_WINDOW, seconds: INVITE_WINDOW_SECONDS },
+      ]),
     );
     if (wait > 0) throw rateLimited('Too many invites; try again later', wait);
     const { invite, token } = await createInvite(pool, t.id, { role, userId: userId(res) }, body.email, body.role);

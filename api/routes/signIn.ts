@@ -4,7 +4,7 @@ import type { CookieOptions, Response } from 'express';
 import type { InviteAcceptedView, SignInView } from '../../lib/accounts/responses';
 import { getTeam } from '../../lib/accounts/teams';
 import { publicUser, type UserRow } from '../../lib/accounts/users';
-import { DEVICE_COOKIE, deviceCookieValue, DEVICE_TTL_MS } from '../../lib/auth/devices';
+import { DEVICE_COOKIE, DEVICE_TTL_MS, deviceCookieValue } from '../../lib/auth/devices';
 import { createSession, SESSION_COOKIE, SESSION_TTL_MS, signJwt } from '../../lib/auth/tokens';
 import type { AppDeps } from '../deps';
 import { sendData } from '../middleware/envelope';
@@ -19,7 +19,13 @@ export function sessionCookieOptions(publicUrl: string): CookieOptions {
  */
 export function signInResponder({ pool, config }: Pick<AppDeps, 'pool' | 'config'>) {
   const cookieOptions = sessionCookieOptions(config.PUBLIC_URL);
-  return async (res: Response, user: UserRow, status: number, device?: string, extra: Partial<InviteAcceptedView> = {}) => {
+  return async (
+    res: Response,
+    user: UserRow,
+    status: number,
+    device?: string,
+    extra: Partial<InviteAcceptedView> = {},
+  ) => {
     const session = await createSession(pool, user.id);
     res.cookie(SESSION_COOKIE, session.token, { ...cookieOptions, maxAge: SESSION_TTL_MS });
     res.cookie(DEVICE_COOKIE, deviceCookieValue(config.JWT_SECRET, user.id, device), {

@@ -1,11 +1,11 @@
 // /api/websites/:websiteId/team-members: the members of the website's team, with the spec's minimum roles.
 import { Router } from 'express';
 import { addMember, changeMemberRole, deactivateMember, listMembers, memberView } from '../../lib/accounts/members';
+import type { DeletedView } from '../../lib/accounts/responses';
 import { addMemberBody, changeRoleBody } from '../../lib/accounts/schemas';
 import { requireWebsiteRole } from '../../lib/accounts/websites';
 import { takeAttempt, windowKeys } from '../../lib/auth/windows';
 import { orUnavailable, rateLimited } from '../../lib/errors';
-import type { DeletedView } from '../../lib/accounts/responses';
 import type { AppDeps } from '../deps';
 import { userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
@@ -22,13 +22,18 @@ export function teamMemberRoutes({ pool, redis, config }: AppDeps): Router {
 
   router.get('/', async (req, res) => {
     const { website: w } = await requireWebsiteRole(pool, website(req), userId(res), 'viewer');
-    sendData(res, (await listMembers(pool, w.team_id)).map((m) => memberView(m)));
+    sendData(
+      res,
+      (await listMembers(pool, w.team_id)).map((m) => memberView(m)),
+    );
   });
 
   router.post('/', async (req, res) => {
     const { website: w, role } = await requireWebsiteRole(pool, website(req), userId(res), 'admin');
     const wait = await orUnavailable(
-      takeAttempt(redis, [{ key: addKey('user', userId(res)), limit: MEMBER_ADDS_PER_WINDOW, seconds: MEMBER_ADD_WINDOW_SECONDS }]),
+      takeAttempt(redis, [
+        { key: addKey('user', userId(res)), limit: MEMBER_ADDS_PER_WINDOW, seconds: MEMBER_ADD_WINDOW_SECONDS },
+      ]),
     );
     if (wait > 0) throw rateLimited('Too many team-member additions; try again later', wait);
     const body = parseBody(addMemberBody, req);

@@ -1,12 +1,12 @@
 // /api/teams/:teamId: API keys (admin), permissions, usage and members (any active member).
 import { Router } from 'express';
 import { apiKeyView, createApiKey, getTeamApiKey, listApiKeys, revokeApiKey } from '../../lib/accounts/apiKeys';
-import { apiKeyActivity } from '../../lib/stats/reads/apiKeyActivity';
 import { listMembers, memberView } from '../../lib/accounts/members';
 import type { ApiKeyActivityView, DeletedView, TeamPermissionsView, TeamUsageView } from '../../lib/accounts/responses';
 import { createApiKeyBody } from '../../lib/accounts/schemas';
 import { countActiveMembers, countWebsites, hasRole, planLimits, requireTeamRole } from '../../lib/accounts/teams';
 import { eventsStoredSince } from '../../lib/limits/eventsStored';
+import { apiKeyActivity } from '../../lib/stats/reads/apiKeyActivity';
 import type { AppDeps } from '../deps';
 import { requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
@@ -39,7 +39,10 @@ export function teamRoutes(deps: AppDeps): Router {
   router.get('/:teamId/api-keys/:keyId/activity', async (req, res) => {
     const { team: t } = await requireTeamRole(pool, team(req), userId(res), 'admin');
     const key = await getTeamApiKey(pool, t.id, pathUuid(req, 'keyId', 'API key'));
-    sendData(res, { api_key: apiKeyView(key), ...(await apiKeyActivity(deps.clickhouse, key.id)) } satisfies ApiKeyActivityView);
+    sendData(res, {
+      api_key: apiKeyView(key),
+      ...(await apiKeyActivity(deps.clickhouse, key.id)),
+    } satisfies ApiKeyActivityView);
   });
 
   router.get('/:teamId/permissions', async (req, res) => {
@@ -87,7 +90,10 @@ export function teamRoutes(deps: AppDeps): Router {
 
   router.get('/:teamId/members', async (req, res) => {
     const { team: t } = await requireTeamRole(pool, team(req), userId(res), 'viewer');
-    sendData(res, (await listMembers(pool, t.id)).map((m) => memberView(m, true)));
+    sendData(
+      res,
+      (await listMembers(pool, t.id)).map((m) => memberView(m, true)),
+    );
   });
   return router;
 }

@@ -12,7 +12,8 @@ const DIR = path.join(DIST_ROOT, 'tracker');
 function loadBundles(): Map<string, string> {
   const files = new Map<string, string>();
   if (!fs.existsSync(DIR)) return files;
-  for (const name of fs.readdirSync(DIR)) if (name.endsWith('.js')) files.set(name, fs.readFileSync(path.join(DIR, name), 'utf8'));
+  for (const name of fs.readdirSync(DIR))
+    if (name.endsWith('.js')) files.set(name, fs.readFileSync(path.join(DIR, name), 'utf8'));
   return files;
 }
 

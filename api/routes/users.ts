@@ -3,7 +3,7 @@ import { Router } from 'express';
 import type { PasswordChangedView } from '../../lib/accounts/responses';
 import { changePasswordBody, updateProfileBody } from '../../lib/accounts/schemas';
 import { changePassword, getUser, publicUser, updateProfile } from '../../lib/accounts/users';
-import { JWT_TTL_SECONDS, sha256Hex, SESSION_COOKIE, signJwt } from '../../lib/auth/tokens';
+import { JWT_TTL_SECONDS, SESSION_COOKIE, sha256Hex, signJwt } from '../../lib/auth/tokens';
 import { notFound } from '../../lib/errors';
 import type { AppDeps } from '../deps';
 import { requireJwt, userId } from '../middleware/auth';
@@ -29,8 +29,18 @@ export function userRoutes({ pool, config }: AppDeps): Router {
     const body = parseBody(changePasswordBody, req);
     const cookie = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
     // Every earlier JWT (this one too) is revoked and other sessions end; the caller gets a fresh token.
-    const version = await changePassword(pool, userId(res), body.current_password, body.new_password, cookie && sha256Hex(cookie));
-    sendData(res, { updated: true, token: signJwt(config.JWT_SECRET, userId(res), version), expires_in: JWT_TTL_SECONDS } satisfies PasswordChangedView);
+    const version = await changePassword(
+      pool,
+      userId(res),
+      body.current_password,
+      body.new_password,
+      cookie && sha256Hex(cookie),
+    );
+    sendData(res, {
+      updated: true,
+      token: signJwt(config.JWT_SECRET, userId(res), version),
+      expires_in: JWT_TTL_SECONDS,
+    } satisfies PasswordChangedView);
   });
 
   return router;

@@ -1,6 +1,8 @@
 // /api/websites: create, list, read, delete, and the spec's PUT /:websiteId/general.
 import { Router } from 'express';
+import type { DeletedView, WebsiteListView } from '../../lib/accounts/responses';
 import { createWebsiteBody, updateGeneralBody } from '../../lib/accounts/schemas';
+import { snippetQuery, trackingSnippet } from '../../lib/accounts/snippet';
 import { requireTeamRole } from '../../lib/accounts/teams';
 import { getUser } from '../../lib/accounts/users';
 import {
@@ -14,13 +16,11 @@ import {
 } from '../../lib/accounts/websites';
 import { purgeWebsiteData } from '../../lib/clickhouse/purge';
 import { badRequest } from '../../lib/errors';
-import { snippetQuery, trackingSnippet } from '../../lib/accounts/snippet';
-import type { DeletedView, WebsiteListView } from '../../lib/accounts/responses';
+import type { SiteConfigCache } from '../../lib/ingest/accept/siteCache';
 import type { AppDeps } from '../deps';
 import { requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
 import { parseBody, parseQuery, pathUuid } from '../middleware/validate';
-import type { SiteConfigCache } from '../../lib/ingest/accept/siteCache';
 import { errorGroupRoutes } from './errorGroups';
 import { exclusionRoutes } from './exclusions';
 import { goalRoutes } from './goals';

@@ -4,17 +4,20 @@ import { email as emailSchema, password as passwordSchema, role as roleSchema } 
 import { getTeam, setTeamLimits, setTeamPlan } from '../../lib/accounts/teams';
 import { createUser, findUserByEmail, setPassword } from '../../lib/accounts/users';
 import { clickHouseTarget, createClickHouse } from '../../lib/clickhouse/client';
-import { parsePlanName, PLANS } from '../../lib/plans';
+import { PLANS, parsePlanName } from '../../lib/plans';
 import { restampRetention } from '../../lib/retention';
 import { type Context, type Io, parseWith, requireString, requireUuid, UsageError, type Values } from '../context';
 
 export async function runPlan(v: Values, ctx: Context): Promise<void> {
   const team = requireUuid(v.team, '--team');
   const parsed = parsePlanName(requireString(v.plan, '--plan'));
-  if (!parsed) throw new UsageError('--plan must be one of free, pro, scale, enterprise, unlimited (or starter, professional)');
+  if (!parsed)
+    throw new UsageError('--plan must be one of free, pro, scale, enterprise, unlimited (or starter, professional)');
   const pool = await ctx.pool();
   const updated = await setTeamPlan(pool, team, parsed.plan, parsed.label);
-  ctx.io.out(`team ${updated.id} is now on plan ${parsed.label}${parsed.label !== parsed.plan ? ` (${parsed.plan})` : ''}`);
+  ctx.io.out(
+    `team ${updated.id} is now on plan ${parsed.label}${parsed.label !== parsed.plan ? ` (${parsed.plan})` : ''}`,
+  );
   // Stored rows follow the new plan's retention.
   const clickhouse = createClickHouse(clickHouseTarget(ctx.config));
   try {
@@ -44,7 +47,9 @@ export async function runCreateUser(v: Values, ctx: Context): Promise<void> {
     { email, password, full_name: typeof v.name === 'string' ? v.name : undefined },
     { plan: ctx.config.DEFAULT_PLAN, owner: v.owner === true ? 'take' : 'first' },
   );
-  ctx.io.out(`user ${user.id} <${user.email}> created with team ${team.id} (plan ${team.plan})${instanceOwner ? '; owner of this instance' : ''}`);
+  ctx.io.out(
+    `user ${user.id} <${user.email}> created with team ${team.id} (plan ${team.plan})${instanceOwner ? '; owner of this instance' : ''}`,
+  );
   if (generated) ctx.io.out(`password: ${password}`);
 }
 
@@ -67,14 +72,17 @@ export async function runInvite(v: Values, ctx: Context): Promise<void> {
   if (!(await getTeam(pool, teamId))) throw new UsageError(`no team ${teamId}`);
   // The operator acts with an owner's rights; the invite records no inviting user.
   const { invite, token } = await createInvite(pool, teamId, { role: 'owner', userId: null }, email, role);
-  ctx.io.out(`invite for ${invite.email} to team ${invite.team.name} as ${invite.role}, valid until ${invite.expires_at}:`);
+  ctx.io.out(
+    `invite for ${invite.email} to team ${invite.team.name} as ${invite.role}, valid until ${invite.expires_at}:`,
+  );
   ctx.io.out(inviteUrl(ctx.config.PUBLIC_URL, token));
 }
 
 function parseLimit(value: string, flag: string): number | null | 'plan' {
   if (value === 'unlimited') return null;
   if (value === 'plan') return 'plan';
-  if (!/^[1-9]\d{0,11}$/.test(value)) throw new UsageError(`${flag} must be a positive whole number, "unlimited" or "plan"`);
+  if (!/^[1-9]\d{0,11}$/.test(value))
+    throw new UsageError(`${flag} must be a positive whole number, "unlimited" or "plan"`);
   return Number(value);
 }
 

@@ -12,7 +12,9 @@ export async function runBackup(v: Values, ctx: Context): Promise<void> {
   try {
     const started = Date.now();
     const manifest = await backup({ pool: await ctx.pool(), clickhouse }, dir, (line) => ctx.io.out(line));
-    ctx.io.out(`backup of instance ${manifest.instance_id} written to ${dir} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    ctx.io.out(
+      `backup of instance ${manifest.instance_id} written to ${dir} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   } finally {
     await clickhouse.close();
   }

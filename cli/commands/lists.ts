@@ -19,8 +19,19 @@ export async function runTeamsList(v: Values, ctx: Context): Promise<void> {
             t.limit_overrides AS overrides, t.created_at
      FROM teams t ORDER BY t.created_at, t.id`,
   );
-  const shown = rows.map((r) => ({ ...r, overrides: Object.keys(r.overrides).length ? JSON.stringify(r.overrides) : null }));
-  printRows(ctx.io, v.json === true ? rows : shown, v.json === true, ['id', 'name', 'plan', 'members', 'websites', 'overrides', 'created_at']);
+  const shown = rows.map((r) => ({
+    ...r,
+    overrides: Object.keys(r.overrides).length ? JSON.stringify(r.overrides) : null,
+  }));
+  printRows(ctx.io, v.json === true ? rows : shown, v.json === true, [
+    'id',
+    'name',
+    'plan',
+    'members',
+    'websites',
+    'overrides',
+    'created_at',
+  ]);
 }
 
 export async function runWebsitesList(v: Values, ctx: Context): Promise<void> {
@@ -28,5 +39,14 @@ export async function runWebsitesList(v: Values, ctx: Context): Promise<void> {
     `SELECT w.id, w.domain, w.name, w.tracking_code, w.team_id, t.name AS team, w.timezone, w.is_active AS active, w.created_at
      FROM websites w JOIN teams t ON t.id = w.team_id ORDER BY w.created_at, w.id`,
   );
-  printRows(ctx.io, rows, v.json === true, ['id', 'domain', 'name', 'tracking_code', 'team', 'timezone', 'active', 'created_at']);
+  printRows(ctx.io, rows, v.json === true, [
+    'id',
+    'domain',
+    'name',
+    'tracking_code',
+    'team',
+    'timezone',
+    'active',
+    'created_at',
+  ]);
 }

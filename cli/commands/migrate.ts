@@ -17,7 +17,10 @@ export async function runMigrate(_v: unknown, ctx: Context): Promise<void> {
       clickhouseSetting: ctx.config.EMBEDDED_STORE ? 'STORE_PORT' : 'CLICKHOUSE_URL',
       logger: createLogger('warn', 'cli'),
     });
-    const applied = [...result.postgres.map((m) => `postgres ${m}`), ...result.clickhouse.map((m) => `clickhouse ${m}`)];
+    const applied = [
+      ...result.postgres.map((m) => `postgres ${m}`),
+      ...result.clickhouse.map((m) => `clickhouse ${m}`),
+    ];
     ctx.io.out(applied.length ? `applied:\n${applied.map((a) => `  ${a}`).join('\n')}` : 'up to date');
   } finally {
     await clickhouse.close();

@@ -1,10 +1,11 @@
-import { createProducerQueue, QUEUE_NAMES, type ProducerQueue, type QueueName } from '../../lib/queue/queues';
+import { createProducerQueue, type ProducerQueue, QUEUE_NAMES, type QueueName } from '../../lib/queue/queues';
 import { waitReady } from '../../lib/redis';
 import { type Context, UsageError, type Values } from '../context';
 
 export async function runQueueFailed(v: Values, ctx: Context): Promise<void> {
   const limit = v.limit === undefined ? 50 : Number(v.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new UsageError('--limit must be a whole number from 1 to 1000');
   await withQueue(ctx, v.queue, async (queue) => {
     const jobs = await queue.getFailed(0, limit - 1);
     const total = await queue.getFailedCount();
@@ -31,7 +32,11 @@ export async function runQueueRetry(v: Values, ctx: Context): Promise<void> {
   });
 }
 
-export async function withQueue(ctx: Context, name: unknown, fn: (queue: ProducerQueue) => Promise<void>): Promise<void> {
+export async function withQueue(
+  ctx: Context,
+  name: unknown,
+  fn: (queue: ProducerQueue) => Promise<void>,
+): Promise<void> {
   const queueName = name === undefined ? QUEUE_NAMES.ingest : String(name);
   if (!(Object.values(QUEUE_NAMES) as string[]).includes(queueName)) {
     throw new UsageError(`--queue must be one of ${Object.values(QUEUE_NAMES).join(', ')}`);

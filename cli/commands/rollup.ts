@@ -1,7 +1,7 @@
 import { rollupDaily } from '../../jobs/rollupDaily';
+import { compactRollups, settleLateMarks } from '../../jobs/rollups/maintenance';
 import { clickHouseTarget, createClickHouse } from '../../lib/clickhouse/client';
 import { createLogger } from '../../lib/log';
-import { compactRollups, settleLateMarks } from '../../jobs/rollups/maintenance';
 import { MARK_MARGIN_MS } from '../../lib/stats/coverage';
 import type { Context } from '../context';
 
@@ -16,13 +16,17 @@ export async function runRollup(_v: unknown, ctx: Context): Promise<void> {
     let waits = 3;
     await settleLateMarks(clickhouse);
     for (;;) {
-      const { websites, days, pending } = await rollupDaily(pool, clickhouse, createLogger('warn', 'cli'), Date.now(), { wait: true });
+      const { websites, days, pending } = await rollupDaily(pool, clickhouse, createLogger('warn', 'cli'), Date.now(), {
+        wait: true,
+      });
       total += days;
       if (days === 0 && pending > 0 && waits-- > 0) await new Promise((resolve) => setTimeout(resolve, MARK_MARGIN_MS));
       else if (days === 0) {
         // A backfill leaves several parts per month, and reads pay per part: merge them now.
         if (total > 0) await compactRollups(clickhouse, ctx.config.CLICKHOUSE_CLUSTER);
-        ctx.io.out(`${websites} website(s) up to date; ${total} day(s) rolled up${pending > 0 ? `; ${pending} day(s) wait for late events to settle` : ''}`);
+        ctx.io.out(
+          `${websites} website(s) up to date; ${total} day(s) rolled up${pending > 0 ? `; ${pending} day(s) wait for late events to settle` : ''}`,
+        );
         return;
       }
     }

@@ -20,7 +20,9 @@ export async function runStatus(v: Values, ctx: Context): Promise<void> {
   const { config } = ctx;
   const redis = createRedis(config.REDIS_URL, 'request', 'tidemark-cli');
   const clickhouse = createClickHouse(clickHouseTarget(config), { requestTimeoutMs: 10_000 });
-  const queues = Object.values(QUEUE_NAMES).map((name) => createProducerQueue(name, config.REDIS_URL, config.REDIS_PREFIX));
+  const queues = Object.values(QUEUE_NAMES).map((name) =>
+    createProducerQueue(name, config.REDIS_URL, config.REDIS_PREFIX),
+  );
   try {
     await waitReady(redis, 5_000);
     const roles = await liveRoles(redis, config.REDIS_PREFIX);
@@ -46,13 +48,23 @@ export async function runStatus(v: Values, ctx: Context): Promise<void> {
       'SELECT sum(bytes_on_disk) AS bytes, sum(rows) AS rows, version() AS version FROM system.parts WHERE database = currentDatabase() AND active',
       {},
     ).then(
-      (r) => ({ reachable: true, bytes: Number(r[0]?.bytes ?? 0), rows: Number(r[0]?.rows ?? 0), engine_version: r[0]?.version ?? null }),
+      (r) => ({
+        reachable: true,
+        bytes: Number(r[0]?.bytes ?? 0),
+        rows: Number(r[0]?.rows ?? 0),
+        engine_version: r[0]?.version ?? null,
+      }),
       (err: Error) => ({ reachable: false, error: err.message.split('\n')[0] }),
     );
     const status = {
       cli_version: VERSION,
       instance_id: await instanceId(await ctx.pool()),
-      store: { url: maskUrlPassword(config.CLICKHOUSE_URL), database: config.CLICKHOUSE_DATABASE, embedded: config.EMBEDDED_STORE, ...store },
+      store: {
+        url: maskUrlPassword(config.CLICKHOUSE_URL),
+        database: config.CLICKHOUSE_DATABASE,
+        embedded: config.EMBEDDED_STORE,
+        ...store,
+      },
       roles,
       queues: depths,
       jobs: [...lastRuns.values()].sort((a, b) => a.job.localeCompare(b.job)),

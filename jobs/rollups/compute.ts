@@ -5,11 +5,19 @@ import type { ClickHouseClient } from '../../lib/clickhouse/client';
 import { VISIT_KEYS } from '../../lib/stats/model';
 import { EMPTY_SKETCH, T } from '../../lib/stats/sql/fragments';
 import { SCORE_COLUMNS, VALUE_SCORE_SQL } from '../../lib/stats/sql/valueScore';
-import { ATTRIBUTE_VALUES, customEventsJoin, eventColumn, sessionFold, visitJoin, visitValue } from '../../lib/stats/sql/visits';
-import { addDays, daysBetween, formatDate, startOfDay, type LocalDate } from '../../lib/stats/time';
+import {
+  ATTRIBUTE_VALUES,
+  customEventsJoin,
+  eventColumn,
+  sessionFold,
+  visitJoin,
+  visitValue,
+} from '../../lib/stats/sql/visits';
+import { addDays, daysBetween, formatDate, type LocalDate, startOfDay } from '../../lib/stats/time';
 import { deleteOrphans, storeNow } from './versions';
 
-const COLUMNS = 'website_id, tz, date, dim, value, visitors, visitors_n, pageviews, events, visits, bounces, duration_s, score_sum, scored, expire_at, version';
+const COLUMNS =
+  'website_id, tz, date, dim, value, visitors, visitors_n, pageviews, events, visits, bounces, duration_s, score_sum, scored, expire_at, version';
 /**
  * Event columns by which event metrics are rolled up ('' = totals; page counts pageviews only; the visit keys
  * the event's visit's values, through visitJoin; `attrs` the visit's country, browser, os and device as one
@@ -59,20 +67,69 @@ export async function computeRollups(
   const NONE = ["''", "''", "''", "''"];
   // Every read below covers the same window, so they share its bound parameters.
   const params: Record<string, unknown> = { ...base };
-  const events = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(ts, {tz:String})', 'd.1', 'd.2', "uniqStateIf(visitor_id, visitor_id != '')",
-    "uniqIf(visitor_id, visitor_id != '')", "countIf(type = 'pageview')", 'count()', '0', '0', '0', 'toFloat64(0)', '0', 'max(expire_at)', '{version:UInt64}',
-    ...ATTRIBUTE_VALUES.map((v) => `any(if(d.1 = 'attrs', ${v}, ''))`)])}
+  const events = `SELECT ${row([
+    '{w:UUID}',
+    '{tz:String}',
+    'toDate(ts, {tz:String})',
+    'd.1',
+    'd.2',
+    "uniqStateIf(visitor_id, visitor_id != '')",
+    "uniqIf(visitor_id, visitor_id != '')",
+    "countIf(type = 'pageview')",
+    'count()',
+    '0',
+    '0',
+    '0',
+    'toFloat64(0)',
+    '0',
+    'max(expire_at)',
+    '{version:UInt64}',
+    ...ATTRIBUTE_VALUES.map((v) => `any(if(d.1 = 'attrs', ${v}, ''))`),
+  ])}
       FROM events${visitJoin(VISIT_KEYS, [window], params)} ARRAY JOIN ${EVENT_DIMS} AS d
       WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} AND type IN ('pageview', 'event') AND (d.1 != 'page' OR type = 'pageview')
       GROUP BY c2, c3, c4`;
-  const visits = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(s, {tz:String})', 'd.1', 'd.2', "uniqStateIf(visitor, visitor != '')",
-    "uniqIf(visitor, visitor != '')", 'sum(pv)', 'sum(pv + ce)', 'count()', 'countIf(pv = 1 AND it = 0)', "toUInt64(sum(dateDiff('second', s, e)))",
-    `toFloat64(sum(${VALUE_SCORE_SQL}))`, 'count()', 'max(exp)', '{version:UInt64}', ...NONE])}
+  const visits = `SELECT ${row([
+    '{w:UUID}',
+    '{tz:String}',
+    'toDate(s, {tz:String})',
+    'd.1',
+    'd.2',
+    "uniqStateIf(visitor, visitor != '')",
+    "uniqIf(visitor, visitor != '')",
+    'sum(pv)',
+    'sum(pv + ce)',
+    'count()',
+    'countIf(pv = 1 AND it = 0)',
+    "toUInt64(sum(dateDiff('second', s, e)))",
+    `toFloat64(sum(${VALUE_SCORE_SQL}))`,
+    'count()',
+    'max(exp)',
+    '{version:UInt64}',
+    ...NONE,
+  ])}
       FROM (${sessionFold(`${SCORE_COLUMNS}, ${SESSION_VALUES}`, [], [window], params)}) AS f${customEventsJoin([window], params)} ARRAY JOIN ${SESSION_DIMS} AS d
       GROUP BY c2, c3, c4`;
   // A visit counts for every page it viewed, up to a day after its day (it may run on past midnight).
-  const pageScores = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(f.s, {tz:String})', "'page_scores'", 'page', EMPTY_SKETCH, '0', '0', '0', '0', '0', '0',
-    `toFloat64(sum(${VALUE_SCORE_SQL}))`, 'count()', 'max(f.exp)', '{version:UInt64}', ...NONE])}
+  const pageScores = `SELECT ${row([
+    '{w:UUID}',
+    '{tz:String}',
+    'toDate(f.s, {tz:String})',
+    "'page_scores'",
+    'page',
+    EMPTY_SKETCH,
+    '0',
+    '0',
+    '0',
+    '0',
+    '0',
+    '0',
+    `toFloat64(sum(${VALUE_SCORE_SQL}))`,
+    'count()',
+    'max(f.exp)',
+    '{version:UInt64}',
+    ...NONE,
+  ])}
       FROM (
         SELECT session_id, groupUniqArray(pathname) AS pages FROM events
         WHERE website_id = {w:UUID} AND ts >= {a:${T}} AND ts < {b:${T}} + INTERVAL 1 DAY AND type = 'pageview' AND session_id != ''
@@ -82,9 +139,28 @@ export async function computeRollups(
       ARRAY JOIN v.pages AS page
       GROUP BY c2, c4`;
   // Visits by their combination of attributes, for filters on them alone (a visit without pageviews is not one).
-  const attrVisits = `SELECT ${row(['{w:UUID}', '{tz:String}', 'toDate(s, {tz:String})', "'s:attrs'", 'toJSONString([country, br, os_, device])', EMPTY_SKETCH,
-    '0', '0', '0', 'count()', 'countIf(pv = 1 AND it = 0)', "toUInt64(sum(dateDiff('second', s, e)))", `toFloat64(sum(${VALUE_SCORE_SQL}))`,
-    'count()', 'max(exp)', '{version:UInt64}', 'any(country)', 'any(br)', 'any(os_)', 'any(device)'])}
+  const attrVisits = `SELECT ${row([
+    '{w:UUID}',
+    '{tz:String}',
+    'toDate(s, {tz:String})',
+    "'s:attrs'",
+    'toJSONString([country, br, os_, device])',
+    EMPTY_SKETCH,
+    '0',
+    '0',
+    '0',
+    'count()',
+    'countIf(pv = 1 AND it = 0)',
+    "toUInt64(sum(dateDiff('second', s, e)))",
+    `toFloat64(sum(${VALUE_SCORE_SQL}))`,
+    'count()',
+    'max(exp)',
+    '{version:UInt64}',
+    'any(country)',
+    'any(br)',
+    'any(os_)',
+    'any(device)',
+  ])}
       FROM (${sessionFold(`${SCORE_COLUMNS}, ${VISIT_VALUES}, max(expire_at) AS exp`, [], [window], params)})
       GROUP BY c2, c4`;
   // Every session begun on the day with its visit values ('' without a pageview), for visit-key filters.
@@ -114,7 +190,13 @@ export async function computeRollups(
       SELECT {w:UUID}, {tz:String}, addDays({first:Date}, number), '_', '', ${EMPTY_SKETCH}, 0, 0, 0, 0, 0, 0, 0, 0,
         toDateTime(addDays(addDays({first:Date}, number), ${MARKER_TTL_DAYS})), {version:UInt64}, {final:UInt8}, {reach:UInt64}, ${ROLLUP_FORMAT}
       FROM numbers({n:UInt32})`,
-    query_params: { first: firstDay, n: daysBetween(first, last) + 1, ...base, final: opts.final ? 1 : 0, reach: opts.reach ?? 0 },
+    query_params: {
+      first: firstDay,
+      n: daysBetween(first, last) + 1,
+      ...base,
+      final: opts.final ? 1 : 0,
+      reach: opts.reach ?? 0,
+    },
   });
   return version;
 }

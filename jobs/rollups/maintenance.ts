@@ -1,6 +1,6 @@
 // What `tidemark rollup` does around a backfill: waits for an import's late marks to settle first, and
 // merges the rollup tables' parts after.
-import { selectRows, type ClickHouseClient } from '../../lib/clickhouse/client';
+import { type ClickHouseClient, selectRows } from '../../lib/clickhouse/client';
 import { renderClickHouseSql } from '../../lib/db/migrate';
 import { MARK_MARGIN_MS } from '../../lib/stats/coverage';
 
@@ -24,5 +24,6 @@ const COMPACTED_TABLES = ['daily_rollups_v2', 'window_rollups_v2', 'window_visit
  */
 export async function compactRollups(clickhouse: ClickHouseClient, cluster?: string): Promise<void> {
   // On a cluster every shard merges its own parts.
-  for (const table of COMPACTED_TABLES) await clickhouse.command({ query: renderClickHouseSql(`OPTIMIZE TABLE ${table} {{ON_CLUSTER}} FINAL`, cluster) });
+  for (const table of COMPACTED_TABLES)
+    await clickhouse.command({ query: renderClickHouseSql(`OPTIMIZE TABLE ${table} {{ON_CLUSTER}} FINAL`, cluster) });
 }

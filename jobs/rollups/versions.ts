@@ -1,18 +1,30 @@
 // Versions of rolled-up days (migration 011): the store's clock that stamps them, what a failed run left,
 // and the rows of superseded versions once no reader can still be reading them.
-import { selectRows, type ClickHouseClient } from '../../lib/clickhouse/client';
-import { SUPERSEDED_GRACE_MS, type RollupCoverage } from '../../lib/stats/coverage';
+import { type ClickHouseClient, selectRows } from '../../lib/clickhouse/client';
+import { type RollupCoverage, SUPERSEDED_GRACE_MS } from '../../lib/stats/coverage';
 
 /** The store's clock (ms): versions and late marks are compared on it, whatever the caller's clock. */
 export async function storeNow(clickhouse: ClickHouseClient): Promise<number> {
-  const [row] = await selectRows<{ t: string }>(clickhouse, 'SELECT toString(toUnixTimestamp64Milli(now64(3))) AS t', {});
+  const [row] = await selectRows<{ t: string }>(
+    clickhouse,
+    'SELECT toString(toUnixTimestamp64Milli(now64(3))) AS t',
+    {},
+  );
   return Number(row.t);
 }
 
 const VERSIONED_TABLES = ['daily_rollups_v2', 'visit_values'] as const;
 
 /** Deletes a website's rows of days [first, last] (in its time zone) matching a condition on date and version. */
-async function deleteRows(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: string, last: string, condition: string, params: Record<string, unknown>) {
+async function deleteRows(
+  clickhouse: ClickHouseClient,
+  websiteId: string,
+  timeZone: string,
+  first: string,
+  last: string,
+  condition: string,
+  params: Record<string, unknown>,
+) {
   for (const table of VERSIONED_TABLES) {
     await clickhouse.command({
       query: `DELETE FROM ${table} WHERE website_id = {w:UUID} AND tz = {tz:String} AND date >= {first:Date} AND date <= {last:Date} AND ${condition}`,
@@ -22,7 +34,13 @@ async function deleteRows(clickhouse: ClickHouseClient, websiteId: string, timeZ
 }
 
 /** Rows of days [first, last] of a version no marker names: what a run that failed half-way left. */
-export async function deleteOrphans(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: string, last: string) {
+export async function deleteOrphans(
+  clickhouse: ClickHouseClient,
+  websiteId: string,
+  timeZone: string,
+  first: string,
+  last: string,
+) {
   const rows = await selectRows<{ k: string }>(
     clickhouse,
     `SELECT DISTINCT concat(toString(date), '|', toString(version)) AS k FROM daily_rollups_v2
@@ -30,7 +48,15 @@ export async function deleteOrphans(clickhouse: ClickHouseClient, websiteId: str
     { w: websiteId, tz: timeZone, first, last },
   );
   const keep = rows.map((r) => r.k);
-  await deleteRows(clickhouse, websiteId, timeZone, first, last, "concat(toString(date), '|', toString(version)) NOT IN {keep:Array(String)}", { keep });
+  await deleteRows(
+    clickhouse,
+    websiteId,
+    timeZone,
+    first,
+    last,
+    "concat(toString(date), '|', toString(version)) NOT IN {keep:Array(String)}",
+    { keep },
+  );
 }
 
 /**
@@ -51,9 +77,17 @@ export async function dropSuperseded(
   // In date order: coverage lists its days so.
   const days = due.map(([d]) => d);
   // Their markers too: the day's is then its newest alone.
-  await deleteRows(clickhouse, site.id, site.timezone, days[0], days[days.length - 1], 'date IN {days:Array(Date)} AND version < {versions:Array(UInt64)}[indexOf({days:Array(Date)}, date)]', {
-    days,
-    versions: due.map(([, v]) => v.version),
-  });
+  await deleteRows(
+    clickhouse,
+    site.id,
+    site.timezone,
+    days[0],
+    days[days.length - 1],
+    'date IN {days:Array(Date)} AND version < {versions:Array(UInt64)}[indexOf({days:Array(Date)}, date)]',
+    {
+      days,
+      versions: due.map(([, v]) => v.version),
+    },
+  );
   return days.length;
 }

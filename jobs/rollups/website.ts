@@ -1,9 +1,18 @@
 // Brings one website's rollups up to date: new closed days, provisional days once quiet, days a late event
 // landed on, then superseded versions dropped and merged windows kept (lib/stats/coverage.ts says when).
-import { selectRows, type ClickHouseClient } from '../../lib/clickhouse/client';
-import { IDLE_MS, lateMarks, MARK_MARGIN_MS, marksSince, RAW_TAIL_MS, rollupCoverage, SETTLE_MS, staleDays } from '../../lib/stats/coverage';
+import { type ClickHouseClient, selectRows } from '../../lib/clickhouse/client';
+import {
+  IDLE_MS,
+  lateMarks,
+  MARK_MARGIN_MS,
+  marksSince,
+  RAW_TAIL_MS,
+  rollupCoverage,
+  SETTLE_MS,
+  staleDays,
+} from '../../lib/stats/coverage';
 import { sessionFold } from '../../lib/stats/sql/visits';
-import { addDays, daysBetween, earlierDate, parseDate, startOfDay, today, type LocalDate } from '../../lib/stats/time';
+import { addDays, daysBetween, earlierDate, type LocalDate, parseDate, startOfDay, today } from '../../lib/stats/time';
 import { computeRollups } from './compute';
 import { dropSuperseded, storeNow } from './versions';
 import { ensureWindows } from './windows';
@@ -21,10 +30,18 @@ export function lastClosedDay(timeZone: string, now: number): LocalDate {
 }
 
 /** When the last visit that began on a local day last had an event (ms; 0 without visits). */
-async function lastVisitEvent(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, day: LocalDate): Promise<number> {
+async function lastVisitEvent(
+  clickhouse: ClickHouseClient,
+  site: { id: string; timezone: string },
+  day: LocalDate,
+): Promise<number> {
   const params: Record<string, unknown> = { w: site.id };
   const window = { start: startOfDay(day, site.timezone), end: startOfDay(addDays(day, 1), site.timezone) };
-  const [row] = await selectRows<{ t: string }>(clickhouse, `SELECT toString(toUnixTimestamp64Milli(max(e))) AS t FROM (${sessionFold('', [], [window], params)})`, params);
+  const [row] = await selectRows<{ t: string }>(
+    clickhouse,
+    `SELECT toString(toUnixTimestamp64Milli(max(e))) AS t FROM (${sessionFold('', [], [window], params)})`,
+    params,
+  );
   return Number(row?.t ?? 0);
 }
 
@@ -32,7 +49,12 @@ async function lastVisitEvent(clickhouse: ClickHouseClient, site: { id: string; 
  * Whether a day that has not closed may be rolled up provisionally at `now` (ended a while ago, and quiet):
  * then how far its visits can reach (ms), else undefined.
  */
-async function settledReach(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, day: LocalDate, now: number): Promise<number | undefined> {
+async function settledReach(
+  clickhouse: ClickHouseClient,
+  site: { id: string; timezone: string },
+  day: LocalDate,
+  now: number,
+): Promise<number | undefined> {
   const end = startOfDay(addDays(day, 1), site.timezone);
   if (end + SETTLE_MS > now) return undefined;
   const last = await lastVisitEvent(clickhouse, site, day);
@@ -46,7 +68,11 @@ async function settledReach(clickhouse: ClickHouseClient, site: { id: string; ti
  * Then drops superseded versions and keeps the merged windows. Answers the days computed, and the days
  * waiting for their late marks to be MARK_MARGIN_MS old (`tidemark rollup` waits for them).
  */
-export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, now: number): Promise<{ days: number; pending: number }> {
+export async function rollUpWebsite(
+  clickhouse: ClickHouseClient,
+  site: { id: string; timezone: string },
+  now: number,
+): Promise<{ days: number; pending: number }> {
   const tz = site.timezone;
   const closed = lastClosedDay(tz, now);
   let coverage = await rollupCoverage(clickhouse, site.id, tz);
@@ -69,9 +95,12 @@ export async function rollUpWebsite(clickhouse: ClickHouseClient, site: { id: st
     if (daysBetween(last, closed) > 0) return { days: computed, pending: 0 };
     next = addDays(last, 1);
   }
-  for (let reach; (reach = await settledReach(clickhouse, site, next, now)) !== undefined; next = addDays(next, 1)) {
+  for (;;) {
+    const reach = await settledReach(clickhouse, site, next, now);
+    if (reach === undefined) break;
     await computeRollups(clickhouse, site.id, tz, next, next, { final: false, reach });
     computed++;
+    next = addDays(next, 1);
   }
   if (computed > 0 || !coverage) coverage = await rollupCoverage(clickhouse, site.id, tz);
   if (!coverage) return { days: computed, pending: 0 };

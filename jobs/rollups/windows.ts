@@ -1,14 +1,15 @@
 // Merged windows (migration 013): the standard ranges' rolled-up days merged into one row per dimension
 // value (visitor sketches and sums), which readers take for a range total or breakdown over those days.
-import { selectRows, type ClickHouseClient } from '../../lib/clickhouse/client';
-import { windowRun, WINDOW_DIMS_EXCLUDED, type RollupCoverage } from '../../lib/stats/coverage';
+import { type ClickHouseClient, selectRows } from '../../lib/clickhouse/client';
+import { type RollupCoverage, WINDOW_DIMS_EXCLUDED, windowRun } from '../../lib/stats/coverage';
 import { EMPTY_SKETCH } from '../../lib/stats/sql/fragments';
 import { rolledDaysSql } from '../../lib/stats/sql/rollupRows';
-import { addDays, daysBetween, formatDate, laterDate, today, type LocalDate } from '../../lib/stats/time';
+import { addDays, daysBetween, formatDate, type LocalDate, laterDate, today } from '../../lib/stats/time';
 
 /** The standard ranges (days ending today) whose visitor sketches are kept merged. */
 export const WINDOW_DAYS = [7, 30, 90, 365] as const;
-const WINDOW_COLUMNS = 'website_id, tz, first, last, dim, value, visitors, pageviews, events, a_country, a_browser, a_os, a_device, made_at, run';
+const WINDOW_COLUMNS =
+  'website_id, tz, first, last, dim, value, visitors, pageviews, events, a_country, a_browser, a_os, a_device, made_at, run';
 
 /** Merges the daily rows of local days [first, last] (all rolled up) into one per dimension value: sketches and sums. */
 export async function computeWindow(
@@ -20,8 +21,16 @@ export async function computeWindow(
   coverage: Pick<RollupCoverage, 'days' | 'newest'>,
 ): Promise<void> {
   const [firstDay, lastDay] = [formatDate(first), formatDate(last)];
-  const params: Record<string, unknown> = { w: websiteId, tz: timeZone, first: firstDay, last: lastDay, excluded: WINDOW_DIMS_EXCLUDED };
-  const pinned = [...coverage.days.entries()].filter(([d, v]) => v.superseded && d >= firstDay && d <= lastDay).map(([d, v]): [string, number] => [d, v.version]);
+  const params: Record<string, unknown> = {
+    w: websiteId,
+    tz: timeZone,
+    first: firstDay,
+    last: lastDay,
+    excluded: WINDOW_DIMS_EXCLUDED,
+  };
+  const pinned = [...coverage.days.entries()]
+    .filter(([d, v]) => v.superseded && d >= firstDay && d <= lastDay)
+    .map(([d, v]): [string, number] => [d, v.version]);
   const days = rolledDaysSql({ firstDay, lastDay, skipDays: [], pinned, newest: coverage.newest }, params);
   // made_at first: the rows read are at least as old as it.
   const [{ t: madeAt, run }] = await selectRows<{ t: string; run: string }>(
@@ -59,7 +68,12 @@ export async function computeWindow(
 }
 
 /** Keeps the standard ranges' merged sketches over the rolled-up days; answers how many were made. */
-export async function ensureWindows(clickhouse: ClickHouseClient, site: { id: string; timezone: string }, coverage: RollupCoverage, now: number): Promise<number> {
+export async function ensureWindows(
+  clickhouse: ClickHouseClient,
+  site: { id: string; timezone: string },
+  coverage: RollupCoverage,
+  now: number,
+): Promise<number> {
   const day = today(site.timezone, now);
   let made = 0;
   for (const n of WINDOW_DAYS) {

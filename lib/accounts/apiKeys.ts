@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import { sha256Hex } from '../auth/tokens';
 import { forbidden, notFound } from '../errors';
-import { limitOverridesSchema, type LimitOverrides, type PlanName } from '../plans';
+import { type LimitOverrides, limitOverridesSchema, type PlanName } from '../plans';
 import type { ApiKeyView, CreatedApiKeyView } from './responses';
 import type { CreateApiKeyBody } from './schemas';
 import { getTeam, liftHint } from './teams';
@@ -44,7 +44,12 @@ export function paidPlanRequired(teamId: string) {
   return forbidden(`API keys need a plan other than free; ${liftHint(teamId)}`, 'API_PAID_PLAN_REQUIRED');
 }
 
-export async function createApiKey(pool: Pool, teamId: string, userId: string, body: CreateApiKeyBody): Promise<CreatedApiKeyView> {
+export async function createApiKey(
+  pool: Pool,
+  teamId: string,
+  userId: string,
+  body: CreateApiKeyBody,
+): Promise<CreatedApiKeyView> {
   const team = await getTeam(pool, teamId);
   if (!team) throw notFound('Team not found');
   if (team.plan === 'free') throw paidPlanRequired(team.id);
@@ -71,7 +76,10 @@ export async function listApiKeys(pool: Pool, teamId: string): Promise<ApiKeyRow
 
 /** A key of the team (revoked ones included: their history stays readable); 404 otherwise. */
 export async function getTeamApiKey(pool: Pool, teamId: string, keyId: string): Promise<ApiKeyRow> {
-  const { rows } = await pool.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1 AND team_id = $2`, [keyId, teamId]);
+  const { rows } = await pool.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1 AND team_id = $2`, [
+    keyId,
+    teamId,
+  ]);
   if (!rows[0]) throw notFound('API key not found');
   return rows[0];
 }
@@ -98,7 +106,9 @@ export interface ApiKeyPrincipal {
 /** The live, unrevoked key for a presented secret, with its team's plan; undefined for anything else. */
 export async function authenticateApiKey(pool: Pool, presented: string): Promise<ApiKeyPrincipal | undefined> {
   if (!presented.startsWith(KEY_PREFIX) || presented.length > 200) return undefined;
-  const { rows } = await pool.query<ApiKeyRow & { plan: PlanName; plan_label: string | null; limit_overrides: unknown }>(
+  const { rows } = await pool.query<
+    ApiKeyRow & { plan: PlanName; plan_label: string | null; limit_overrides: unknown }
+  >(
     `SELECT k.id, k.team_id, k.name, k.permission, k.website_id, t.plan, t.plan_label, t.limit_overrides
      FROM api_keys k JOIN teams t ON t.id = k.team_id
      WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
@@ -125,6 +135,7 @@ export async function authenticateApiKey(pool: Pool, presented: string): Promise
 export async function websiteForApiKey(pool: Pool, key: ApiKeyPrincipal, websiteId: string): Promise<WebsiteRow> {
   const website = await getWebsite(pool, websiteId);
   if (!website || website.team_id !== key.teamId) throw notFound('Website not found');
-  if (key.permission === 'site_access' && key.websiteId !== website.id) throw forbidden('This API key is bound to another website');
+  if (key.permission === 'site_access' && key.websiteId !== website.id)
+    throw forbidden('This API key is bound to another website');
   return website;
 }

@@ -23,8 +23,14 @@ const view = <T extends ExclusionRow>(r: T) => ({ ...r, created_at: r.created_at
 
 export async function listExclusions(pool: Pool, websiteId: string): Promise<ExclusionsView> {
   const [ips, paths] = await Promise.all([
-    pool.query<IpExclusionRow>('SELECT id, website_id, ip_address, description, created_at FROM ip_exclusions WHERE website_id = $1 ORDER BY created_at, id', [websiteId]),
-    pool.query<PathExclusionRow>('SELECT id, website_id, path_pattern, description, created_at FROM path_exclusions WHERE website_id = $1 ORDER BY created_at, id', [websiteId]),
+    pool.query<IpExclusionRow>(
+      'SELECT id, website_id, ip_address, description, created_at FROM ip_exclusions WHERE website_id = $1 ORDER BY created_at, id',
+      [websiteId],
+    ),
+    pool.query<PathExclusionRow>(
+      'SELECT id, website_id, path_pattern, description, created_at FROM path_exclusions WHERE website_id = $1 ORDER BY created_at, id',
+      [websiteId],
+    ),
   ]);
   return { ip_exclusions: ips.rows.map(view), path_exclusions: paths.rows.map(view) };
 }
@@ -39,13 +45,21 @@ const KINDS = {
  * Inserts under the per-website cap. The website row is locked (FOR NO KEY UPDATE: concurrent adds queue up,
  * foreign-key checks elsewhere do not) so two adds cannot both pass the count.
  */
-async function addCapped<R extends ExclusionRow>(pool: Pool, kind: keyof typeof KINDS, websiteId: string, value: string, description?: string) {
+async function addCapped<R extends ExclusionRow>(
+  pool: Pool,
+  kind: keyof typeof KINDS,
+  websiteId: string,
+  value: string,
+  description?: string,
+) {
   const { table, column, max, what } = KINDS[kind];
   try {
     const row = await withTransaction(pool, async (client) => {
       const locked = await client.query('SELECT 1 FROM websites WHERE id = $1 FOR NO KEY UPDATE', [websiteId]);
       if (!locked.rowCount) throw notFound('Website not found');
-      const { rows: [held] } = await client.query<{ n: number; dup: boolean }>(
+      const {
+        rows: [held],
+      } = await client.query<{ n: number; dup: boolean }>(
         `SELECT count(*)::int AS n, coalesce(bool_or(${column} = $2), false) AS dup FROM ${table} WHERE website_id = $1`,
         [websiteId, value],
       );
@@ -64,11 +78,19 @@ async function addCapped<R extends ExclusionRow>(pool: Pool, kind: keyof typeof 
   }
 }
 
-export const addIpExclusion = (pool: Pool, websiteId: string, ip: string, description?: string): Promise<IpExclusionView> =>
-  addCapped<IpExclusionRow>(pool, 'ip', websiteId, ip, description);
+export const addIpExclusion = (
+  pool: Pool,
+  websiteId: string,
+  ip: string,
+  description?: string,
+): Promise<IpExclusionView> => addCapped<IpExclusionRow>(pool, 'ip', websiteId, ip, description);
 
-export const addPathExclusion = (pool: Pool, websiteId: string, pattern: string, description?: string): Promise<PathExclusionView> =>
-  addCapped<PathExclusionRow>(pool, 'path', websiteId, pattern, description);
+export const addPathExclusion = (
+  pool: Pool,
+  websiteId: string,
+  pattern: string,
+  description?: string,
+): Promise<PathExclusionView> => addCapped<PathExclusionRow>(pool, 'path', websiteId, pattern, description);
 
 export async function deleteExclusion(pool: Pool, kind: 'ip' | 'path', websiteId: string, id: string): Promise<void> {
   const table = kind === 'ip' ? 'ip_exclusions' : 'path_exclusions';
@@ -83,5 +105,8 @@ export async function exclusionRules(pool: Pool, websiteId: string): Promise<{ i
      UNION ALL SELECT 'path', path_pattern FROM path_exclusions WHERE website_id = $1`,
     [websiteId],
   );
-  return { ips: rows.filter((r) => r.kind === 'ip').map((r) => r.value), paths: rows.filter((r) => r.kind === 'path').map((r) => r.value) };
+  return {
+    ips: rows.filter((r) => r.kind === 'ip').map((r) => r.value),
+    paths: rows.filter((r) => r.kind === 'path').map((r) => r.value),
+  };
 }

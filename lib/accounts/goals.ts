@@ -30,7 +30,12 @@ export function goalView(g: GoalRow): GoalView {
 
 const duplicate = () => conflict('A goal with this name already exists on this website');
 
-export async function createGoal(pool: Pool, websiteId: string, userId: string, body: CreateGoalBody): Promise<GoalRow> {
+export async function createGoal(
+  pool: Pool,
+  websiteId: string,
+  userId: string,
+  body: CreateGoalBody,
+): Promise<GoalRow> {
   try {
     const { rows } = await pool.query<GoalRow>(
       `INSERT INTO goals (website_id, name, is_active, created_by) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
@@ -44,13 +49,19 @@ export async function createGoal(pool: Pool, websiteId: string, userId: string, 
 }
 
 export async function listGoals(pool: Pool, websiteId: string): Promise<GoalRow[]> {
-  const { rows } = await pool.query<GoalRow>(`SELECT ${COLUMNS} FROM goals WHERE website_id = $1 ORDER BY created_at, id`, [
-    websiteId,
-  ]);
+  const { rows } = await pool.query<GoalRow>(
+    `SELECT ${COLUMNS} FROM goals WHERE website_id = $1 ORDER BY created_at, id`,
+    [websiteId],
+  );
   return rows;
 }
 
-export async function updateGoal(pool: Pool, websiteId: string, goalId: string, body: UpdateGoalBody): Promise<GoalRow> {
+export async function updateGoal(
+  pool: Pool,
+  websiteId: string,
+  goalId: string,
+  body: UpdateGoalBody,
+): Promise<GoalRow> {
   try {
     const { rows } = await pool.query<GoalRow>(
       `UPDATE goals SET name = COALESCE($3, name), is_active = COALESCE($4, is_active), updated_at = now()

@@ -8,8 +8,8 @@ import { withTransaction } from '../db/pool';
 import { forbidden, HttpError, notFound } from '../errors';
 import type { PlanName, Role } from '../plans';
 import { joinTeam, ownerOnly } from './members';
-import { lockTeam } from './teams';
 import type { InvitePreviewView, InviteView } from './responses';
+import { lockTeam } from './teams';
 import { createUser, findUserByEmail, type UserRow } from './users';
 
 export const INVITE_TTL_DAYS = 7;
@@ -37,7 +37,13 @@ export function inviteView(i: InviteRow): InviteView {
     role: i.role,
     created_at: i.created_at.toISOString(),
     expires_at: i.expires_at.toISOString(),
-    status: i.accepted_at ? 'accepted' : i.revoked_at ? 'revoked' : i.expires_at.getTime() <= Date.now() ? 'expired' : 'pending',
+    status: i.accepted_at
+      ? 'accepted'
+      : i.revoked_at
+        ? 'revoked'
+        : i.expires_at.getTime() <= Date.now()
+          ? 'expired'
+          : 'pending',
   };
 }
 
@@ -71,7 +77,9 @@ async function getInvite(db: Pool | PoolClient, id: string): Promise<InviteRow> 
 }
 
 export async function listInvites(pool: Pool, teamId: string): Promise<InviteView[]> {
-  const { rows } = await pool.query<InviteRow>(`${SELECT} WHERE i.team_id = $1 ORDER BY i.created_at DESC, i.id`, [teamId]);
+  const { rows } = await pool.query<InviteRow>(`${SELECT} WHERE i.team_id = $1 ORDER BY i.created_at DESC, i.id`, [
+    teamId,
+  ]);
   return rows.map(inviteView);
 }
 
@@ -118,9 +126,17 @@ export async function acceptInvite(pool: Pool, token: string, acceptor: Acceptor
     userId = acceptor.user.id;
   } else {
     if (await findUserByEmail(pool, invite.email)) {
-      throw new HttpError(409, 'CONFLICT', `An account with ${invite.email} exists; sign in with it to accept the invite`);
+      throw new HttpError(
+        409,
+        'CONFLICT',
+        `An account with ${invite.email} exists; sign in with it to accept the invite`,
+      );
     }
-    created = await createUser(pool, { email: invite.email, password: acceptor.password, full_name: acceptor.full_name }, { plan: acceptor.plan });
+    created = await createUser(
+      pool,
+      { email: invite.email, password: acceptor.password, full_name: acceptor.full_name },
+      { plan: acceptor.plan },
+    );
     userId = created.user.id;
   }
   const member = await withTransaction(pool, async (client) => {
@@ -128,7 +144,10 @@ export async function acceptInvite(pool: Pool, token: string, acceptor: Acceptor
     const open = await openInvite(client, token, true);
     const team = await lockTeam(client, open.team_id);
     const joined = await joinTeam(client, team, userId, open.role);
-    await client.query('UPDATE team_invites SET accepted_at = now(), accepted_by = $2 WHERE id = $1', [open.id, userId]);
+    await client.query('UPDATE team_invites SET accepted_at = now(), accepted_by = $2 WHERE id = $1', [
+      open.id,
+      userId,
+    ]);
     return joined;
   });
   return { userId, created, member, teamId: invite.team_id };

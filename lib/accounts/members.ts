@@ -4,8 +4,8 @@ import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from '../db/pool';
 import { conflict, forbidden, notFound } from '../errors';
 import type { Role } from '../plans';
-import { countActiveMembers, lockTeam, planLimitReached, planLimits, type TeamRow } from './teams';
 import type { MemberView } from './responses';
+import { countActiveMembers, lockTeam, planLimitReached, planLimits, type TeamRow } from './teams';
 import { findUserByEmail } from './users';
 
 interface MemberRow {
@@ -52,7 +52,8 @@ async function getMember(db: PoolClient, teamId: string, memberId: string): Prom
 }
 
 export function ownerOnly(actorRole: Role, ...roles: Role[]): void {
-  if (roles.includes('owner') && actorRole !== 'owner') throw forbidden('Only an owner can grant or remove the owner role');
+  if (roles.includes('owner') && actorRole !== 'owner')
+    throw forbidden('Only an owner can grant or remove the owner role');
 }
 
 async function activeOwners(db: PoolClient, teamId: string): Promise<number> {
@@ -94,21 +95,21 @@ export async function joinTeam(client: PoolClient, team: TeamRow, userId: string
   if (existing && !existing.deactivated_at) throw conflict('This user is already a member of the team');
   await requireRoomFor(client, team);
   const { rows } = existing
-    ? await client.query<{ id: string }>('UPDATE team_members SET role = $2, deactivated_at = NULL WHERE id = $1 RETURNING id', [
-        existing.id,
-        role,
-      ])
-    : await client.query<{ id: string }>('INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, $3) RETURNING id', [
-        team.id,
-        userId,
-        role,
-      ]);
+    ? await client.query<{ id: string }>(
+        'UPDATE team_members SET role = $2, deactivated_at = NULL WHERE id = $1 RETURNING id',
+        [existing.id, role],
+      )
+    : await client.query<{ id: string }>(
+        'INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, $3) RETURNING id',
+        [team.id, userId, role],
+      );
   return getMember(client, team.id, rows[0].id);
 }
 
 async function requireRoomFor(client: PoolClient, team: TeamRow): Promise<void> {
   const cap = planLimits(team).maxTeamMembers;
-  if (cap !== null && (await countActiveMembers(client, team.id)) >= cap) throw planLimitReached(team, 'team members', cap);
+  if (cap !== null && (await countActiveMembers(client, team.id)) >= cap)
+    throw planLimitReached(team, 'team members', cap);
 }
 
 export async function changeMemberRole(pool: Pool, teamId: string, actorRole: Role, memberId: string, role: Role) {

@@ -1,10 +1,10 @@
 // Request schemas of the account, website, key, goal and member endpoints. Unknown fields are stripped
 // (zod's default for z.object), every string and array is capped (DESIGN §2 rule 2).
 import { z } from 'zod';
+import { UUID } from '../checks';
 import { isIpRule, MAX_PATTERN_LENGTH, MAX_PATTERN_STARS } from '../ingest/accept/exclusions';
 import { ROLE_NAMES } from '../plans';
 import { canonicalTimeZone } from '../stats/timeZones';
-import { UUID } from '../checks';
 
 export const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
 export const password = z.string().min(8, 'must be at least 8 characters').max(512);
@@ -14,13 +14,19 @@ const domainName = z
   .trim()
   .toLowerCase()
   .max(253)
-  .regex(/^(?=.{1,253}$)(localhost|([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}|\d{1,3}(\.\d{1,3}){3})(:\d{1,5})?$/, 'must be a domain name such as example.com');
+  .regex(
+    /^(?=.{1,253}$)(localhost|([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}|\d{1,3}(\.\d{1,3}){3})(:\d{1,5})?$/,
+    'must be a domain name such as example.com',
+  );
 const websiteName = z.string().trim().min(1).max(200);
 // Stored as ClickHouse spells it (`utc` → `UTC`); a zone the runtime or ClickHouse lacks would fail every read.
 export const timezone = z
   .string()
   .max(64)
-  .refine((tz) => canonicalTimeZone(tz) !== undefined, 'must be an IANA time zone such as Europe/Berlin, known to ClickHouse')
+  .refine(
+    (tz) => canonicalTimeZone(tz) !== undefined,
+    'must be an IANA time zone such as Europe/Berlin, known to ClickHouse',
+  )
   .transform((tz) => canonicalTimeZone(tz)!);
 export const uuid = z.string().regex(UUID, 'must be a UUID');
 export const role = z.enum(ROLE_NAMES);

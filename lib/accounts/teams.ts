@@ -2,7 +2,7 @@
 // website ids leak nothing (DESIGN §3).
 import type { Pool, PoolClient } from 'pg';
 import { forbidden, HttpError, notFound } from '../errors';
-import { limitOverridesSchema, PLANS, ROLE_RANK, type LimitOverrides, type PlanName, type Role } from '../plans';
+import { type LimitOverrides, limitOverridesSchema, PLANS, type PlanName, ROLE_RANK, type Role } from '../plans';
 
 export interface TeamRow {
   id: string;
@@ -54,7 +54,11 @@ export function liftHint(teamId: string): string {
 }
 
 export function planLimitReached(team: Pick<TeamRow, 'id' | 'plan'>, what: string, limit: number): HttpError {
-  return new HttpError(403, 'PLAN_LIMIT_REACHED', `The ${team.plan} plan allows ${limit} ${what}; ${liftHint(team.id)}`);
+  return new HttpError(
+    403,
+    'PLAN_LIMIT_REACHED',
+    `The ${team.plan} plan allows ${limit} ${what}; ${liftHint(team.id)}`,
+  );
 }
 
 export async function countWebsites(db: Queryable, teamId: string): Promise<number> {
@@ -83,11 +87,10 @@ export function planLimits(team: TeamRow) {
 }
 
 export async function setTeamPlan(pool: Pool, teamId: string, plan: PlanName, label: string): Promise<TeamRow> {
-  const { rowCount } = await pool.query('UPDATE teams SET plan = $2, plan_label = $3, updated_at = now() WHERE id = $1', [
-    teamId,
-    plan,
-    label,
-  ]);
+  const { rowCount } = await pool.query(
+    'UPDATE teams SET plan = $2, plan_label = $3, updated_at = now() WHERE id = $1',
+    [teamId, plan, label],
+  );
   if (!rowCount) throw notFound(`Team ${teamId} not found`);
   return (await getTeam(pool, teamId))!;
 }
@@ -105,6 +108,9 @@ export async function setTeamLimits(
     if (value === 'plan') delete next[key];
     else next[key] = value;
   }
-  await pool.query('UPDATE teams SET limit_overrides = $2, updated_at = now() WHERE id = $1', [teamId, JSON.stringify(next)]);
+  await pool.query('UPDATE teams SET limit_overrides = $2, updated_at = now() WHERE id = $1', [
+    teamId,
+    JSON.stringify(next),
+  ]);
   return (await getTeam(pool, teamId))!;
 }

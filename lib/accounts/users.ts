@@ -125,7 +125,13 @@ export async function updateProfile(pool: Pool, userId: string, body: UpdateProf
        avatar_url = CASE WHEN $4 THEN $5 ELSE avatar_url END,
        updated_at = now()
      WHERE id = $1 RETURNING ${USER_COLUMNS}`,
-    [userId, body.full_name !== undefined, body.full_name ?? null, body.avatar_url !== undefined, body.avatar_url ?? null],
+    [
+      userId,
+      body.full_name !== undefined,
+      body.full_name ?? null,
+      body.avatar_url !== undefined,
+      body.avatar_url ?? null,
+    ],
   );
   if (!rows[0]) throw notFound('User not found');
   return rows[0];
@@ -135,7 +141,12 @@ export async function updateProfile(pool: Pool, userId: string, body: UpdateProf
  * Sets a new password, ends every other session of the user and revokes every JWT issued so far. Returns
  * the new token version, so the caller can be handed a fresh token.
  */
-export async function setPassword(pool: Pool, userId: string, newPassword: string, keepSessionHash?: string): Promise<number> {
+export async function setPassword(
+  pool: Pool,
+  userId: string,
+  newPassword: string,
+  keepSessionHash?: string,
+): Promise<number> {
   const hash = await hashPassword(newPassword);
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query<{ token_version: number }>(
@@ -158,7 +169,9 @@ export async function changePassword(
   next: string,
   keepSessionHash?: string,
 ): Promise<number> {
-  const { rows } = await pool.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [userId]);
+  const { rows } = await pool.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [
+    userId,
+  ]);
   if (!rows[0] || !(await verifyPassword(rows[0].password_hash, current))) {
     throw unauthorized('Current password is incorrect');
   }

@@ -5,10 +5,10 @@ import { withTransaction } from '../db/pool';
 import { isUniqueViolation, notFound } from '../errors';
 import type { WebsiteDetail, WebsiteSettings, WebsiteSummary } from '../external/schemas';
 import type { Role } from '../plans';
+import { usableTimeZone } from '../stats/timeZones';
 import type { GeneralSettingsView, TrackingSettingsView } from './responses';
 import type { CreateWebsiteBody, UpdateGeneralBody } from './schemas';
-import { usableTimeZone } from '../stats/timeZones';
-import { activeRole, lockTeam, planLimitReached, planLimits, countWebsites, requireRole } from './teams';
+import { activeRole, countWebsites, lockTeam, planLimitReached, planLimits, requireRole } from './teams';
 
 export interface WebsiteRow {
   id: string;
@@ -124,7 +124,11 @@ export async function listWebsitesForUser(pool: Pool, userId: string): Promise<W
   return rows.map((w) => readable(w));
 }
 
-export async function listWebsitesForTeam(pool: Pool, teamId: string, onlyWebsiteId?: string | null): Promise<WebsiteRow[]> {
+export async function listWebsitesForTeam(
+  pool: Pool,
+  teamId: string,
+  onlyWebsiteId?: string | null,
+): Promise<WebsiteRow[]> {
   const { rows } = await pool.query<WebsiteRow>(
     `SELECT ${COLUMNS} FROM websites WHERE team_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY created_at DESC, id`,
     [teamId, onlyWebsiteId ?? null],
@@ -145,7 +149,15 @@ export async function updateGeneral(pool: Pool, websiteId: string, body: UpdateG
   const sets: string[] = [];
   const values: unknown[] = [websiteId];
   // Column names come from this fixed list, never from the request.
-  const columns = ['domain', 'name', 'timezone', 'primary_color', 'kpi_goal', 'public_dashboard', 'allowed_domains'] as const;
+  const columns = [
+    'domain',
+    'name',
+    'timezone',
+    'primary_color',
+    'kpi_goal',
+    'public_dashboard',
+    'allowed_domains',
+  ] as const;
   for (const column of columns) {
     if (body[column] === undefined) continue;
     values.push(body[column]);
@@ -178,7 +190,11 @@ export function trackingSettingsView(w: WebsiteRow): TrackingSettingsView {
 }
 
 /** Merges the tracking booleans into the website's settings. */
-export async function updateTrackingSettings(pool: Pool, websiteId: string, changes: Partial<WebsiteSettings>): Promise<WebsiteRow> {
+export async function updateTrackingSettings(
+  pool: Pool,
+  websiteId: string,
+  changes: Partial<WebsiteSettings>,
+): Promise<WebsiteRow> {
   const { rows } = await pool.query<WebsiteRow>(
     `UPDATE websites SET settings = settings || $2::jsonb, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
     [websiteId, JSON.stringify(changes)],

@@ -19,7 +19,11 @@ function mac(secret: string, userId: string, deviceId: string): Buffer {
 }
 
 /** The cookie value `<user id>.<device id>.<HMAC>`; a new random device id unless one is given. */
-export function deviceCookieValue(secret: string, userId: string, deviceId = randomBytes(16).toString('base64url')): string {
+export function deviceCookieValue(
+  secret: string,
+  userId: string,
+  deviceId = randomBytes(16).toString('base64url'),
+): string {
   return `${userId}.${deviceId}.${mac(secret, userId, deviceId).toString('base64url')}`;
 }
 

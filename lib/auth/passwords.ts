@@ -1,5 +1,5 @@
 // argon2id via @node-rs/argon2 (the `argon2` binary crashes on this platform).
-import { hash, verify, type Algorithm } from '@node-rs/argon2';
+import { type Algorithm, hash, verify } from '@node-rs/argon2';
 
 // Algorithm is an ambient const enum, which isolated modules cannot read: 2 is its Argon2id member.
 const ARGON2ID = 2 as Algorithm;

@@ -42,7 +42,9 @@ export function verifyJwt(secret: string, token: string): JwtClaims | undefined 
     // sub is looked up as a uuid column: anything else is not a token of ours.
     if (typeof payload !== 'object' || typeof payload.sub !== 'string' || !UUID.test(payload.sub)) return undefined;
     const ver: unknown = payload.ver;
-    return typeof ver === 'number' && Number.isSafeInteger(ver) ? { userId: payload.sub, tokenVersion: ver } : undefined;
+    return typeof ver === 'number' && Number.isSafeInteger(ver)
+      ? { userId: payload.sub, tokenVersion: ver }
+      : undefined;
   } catch {
     return undefined;
   }

@@ -58,7 +58,15 @@ export async function giveBack(redis: Redis, keys: string[]): Promise<void> {
  */
 export function windowKeys(prefix: string, secret: string, scope: string) {
   const key = (kind: string, ...values: string[]) =>
-    redisKey(prefix, scope, kind, createHmac('sha256', secret).update(`${scope}\0${kind}\0${values.join('\0')}`).digest('hex').slice(0, 32));
+    redisKey(
+      prefix,
+      scope,
+      kind,
+      createHmac('sha256', secret)
+        .update(`${scope}\0${kind}\0${values.join('\0')}`)
+        .digest('hex')
+        .slice(0, 32),
+    );
   key.client = (kind: string, ip: string | undefined, ...values: string[]) => key(kind, clientBucket(ip), ...values);
   return key;
 }
@@ -79,7 +87,10 @@ export function clientBucket(ip: string | undefined): string {
   if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
     return [g[6] >> 8, g[6] & 255, g[7] >> 8, g[7] & 255].join('.');
   }
-  return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
+  return `${g
+    .slice(0, 4)
+    .map((x) => x.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of a string isIP accepted as IPv6 (with "::" and a dotted IPv4 tail expanded). */

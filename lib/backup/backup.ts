@@ -24,7 +24,9 @@ export const manifestSchema = z.object({
   instance_id: z.string(),
   migrations: z.object({ postgres: z.array(z.number()), clickhouse: z.array(z.number()) }),
   postgres: z.array(z.object({ table: z.string(), columns: z.array(z.string()), rows: z.number(), file: z.string() })),
-  clickhouse: z.array(z.object({ table: z.string(), columns: z.array(z.string()), rows: z.number(), file: z.string() })),
+  clickhouse: z.array(
+    z.object({ table: z.string(), columns: z.array(z.string()), rows: z.number(), file: z.string() }),
+  ),
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 
@@ -41,12 +43,18 @@ export function plainIdent(name: string): string {
 }
 
 export async function clickhouseMigrations(clickhouse: ClickHouseClient): Promise<number[]> {
-  const rows = await selectRows<{ version: number }>(clickhouse, 'SELECT DISTINCT version FROM schema_migrations ORDER BY version', {});
+  const rows = await selectRows<{ version: number }>(
+    clickhouse,
+    'SELECT DISTINCT version FROM schema_migrations ORDER BY version',
+    {},
+  );
   return rows.map((r) => Number(r.version));
 }
 
 export async function postgresMigrations(pool: Pool): Promise<number[]> {
-  return (await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version);
+  return (await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map(
+    (r) => r.version,
+  );
 }
 
 /** The columns of a ClickHouse table that take inserts (materialized and alias columns are computed). */
@@ -60,8 +68,13 @@ export async function insertableColumns(clickhouse: ClickHouseClient, table: str
   return rows.map((r) => r.name);
 }
 
-export async function backup(deps: { pool: Pool; clickhouse: ClickHouseClient }, dir: string, progress: Progress): Promise<Manifest> {
-  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) throw new Error(`${dir} is not empty: back up into a new directory`);
+export async function backup(
+  deps: { pool: Pool; clickhouse: ClickHouseClient },
+  dir: string,
+  progress: Progress,
+): Promise<Manifest> {
+  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0)
+    throw new Error(`${dir} is not empty: back up into a new directory`);
   fs.mkdirSync(path.join(dir, 'postgres'), { recursive: true, mode: 0o700 });
   fs.mkdirSync(path.join(dir, 'clickhouse'), { recursive: true, mode: 0o700 });
   const manifest: Manifest = {
@@ -69,7 +82,10 @@ export async function backup(deps: { pool: Pool; clickhouse: ClickHouseClient },
     tidemark_version: VERSION,
     created_at: new Date().toISOString(),
     instance_id: await instanceId(deps.pool),
-    migrations: { postgres: await postgresMigrations(deps.pool), clickhouse: await clickhouseMigrations(deps.clickhouse) },
+    migrations: {
+      postgres: await postgresMigrations(deps.pool),
+      clickhouse: await clickhouseMigrations(deps.clickhouse),
+    },
     postgres: [],
     clickhouse: [],
   };

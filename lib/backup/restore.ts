@@ -16,9 +16,9 @@ import {
   MANIFEST,
   type Manifest,
   manifestSchema,
+  type Progress,
   plainIdent,
   postgresMigrations,
-  type Progress,
   quoteIdent,
 } from './backup';
 import { CLICKHOUSE_SOURCE_TABLES } from './tables';
@@ -45,14 +45,22 @@ async function requireEmptyTarget(pool: Pool, clickhouse: ClickHouseClient, mani
   }
   const users = Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM users')).rows[0].n);
   const teams = Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM teams')).rows[0].n);
-  if (users + teams > 0) throw new Error(`this instance is not empty (${users} users, ${teams} teams): restore onto a new DATABASE_URL`);
+  if (users + teams > 0)
+    throw new Error(`this instance is not empty (${users} users, ${teams} teams): restore onto a new DATABASE_URL`);
   for (const table of CLICKHOUSE_SOURCE_TABLES) {
     const [row] = await selectRows<{ n: string }>(clickhouse, `SELECT count() AS n FROM ${plainIdent(table)}`, {});
-    if (Number(row.n) > 0) throw new Error(`ClickHouse table ${table} of this instance is not empty: restore onto a new CLICKHOUSE_DATABASE`);
+    if (Number(row.n) > 0)
+      throw new Error(
+        `ClickHouse table ${table} of this instance is not empty: restore onto a new CLICKHOUSE_DATABASE`,
+      );
   }
 }
 
-export async function restore(deps: { pool: Pool; clickhouse: ClickHouseClient }, dir: string, progress: Progress): Promise<Manifest> {
+export async function restore(
+  deps: { pool: Pool; clickhouse: ClickHouseClient },
+  dir: string,
+  progress: Progress,
+): Promise<Manifest> {
   const manifest = readManifest(dir);
   await requireEmptyTarget(deps.pool, deps.clickhouse, manifest);
 
@@ -66,15 +74,22 @@ export async function restore(deps: { pool: Pool; clickhouse: ClickHouseClient }
         createGunzip(),
         client.query(copyFrom(`COPY ${quoteIdent(table.table)} (${columns}) FROM STDIN WITH (FORMAT binary)`)),
       );
-      const n = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${quoteIdent(table.table)}`)).rows[0].n);
-      if (n !== table.rows) throw new Error(`postgres ${table.table}: ${n} rows restored, the backup holds ${table.rows}`);
+      const n = Number(
+        (await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${quoteIdent(table.table)}`)).rows[0].n,
+      );
+      if (n !== table.rows)
+        throw new Error(`postgres ${table.table}: ${n} rows restored, the backup holds ${table.rows}`);
       progress(`postgres ${table.table}: ${n} rows`);
     }
   });
 
   // The store is claimed by the restored identity (lib/db/instance.ts), so this instance's roles accept it.
   await deps.clickhouse.command({ query: 'TRUNCATE TABLE tidemark_instance' });
-  await deps.clickhouse.insert({ table: 'tidemark_instance', values: [{ id: manifest.instance_id }], format: 'JSONEachRow' });
+  await deps.clickhouse.insert({
+    table: 'tidemark_instance',
+    values: [{ id: manifest.instance_id }],
+    format: 'JSONEachRow',
+  });
 
   for (const table of manifest.clickhouse) {
     const present = new Set(await insertableColumns(deps.clickhouse, table.table));
@@ -94,8 +109,13 @@ export async function restore(deps: { pool: Pool; clickhouse: ClickHouseClient }
       result.stream.on('end', resolve);
       result.stream.on('error', reject);
     });
-    const [row] = await selectRows<{ n: string }>(deps.clickhouse, `SELECT count() AS n FROM ${plainIdent(table.table)}`, {});
-    if (Number(row.n) !== table.rows) throw new Error(`clickhouse ${table.table}: ${row.n} rows restored, the backup holds ${table.rows}`);
+    const [row] = await selectRows<{ n: string }>(
+      deps.clickhouse,
+      `SELECT count() AS n FROM ${plainIdent(table.table)}`,
+      {},
+    );
+    if (Number(row.n) !== table.rows)
+      throw new Error(`clickhouse ${table.table}: ${row.n} rows restored, the backup holds ${table.rows}`);
     progress(`clickhouse ${table.table}: ${row.n} rows`);
   }
   return manifest;

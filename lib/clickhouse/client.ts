@@ -1,6 +1,6 @@
 // The only way any role reaches ClickHouse: @clickhouse/client against CLICKHOUSE_URL, which is the embedded
 // store role by default and a real server or cluster in a scaled deployment (DESIGN §1).
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import type { Config } from '../config';
 
 export type { ClickHouseClient };
@@ -17,7 +17,12 @@ type TargetConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLI
 
 /** Where and as whom this install reaches ClickHouse; `database` overrides CLICKHOUSE_DATABASE (e.g. `default`). */
 export function clickHouseTarget(config: TargetConfig, database = config.CLICKHOUSE_DATABASE): ClickHouseTarget {
-  return { url: config.CLICKHOUSE_URL, database, username: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD };
+  return {
+    url: config.CLICKHOUSE_URL,
+    database,
+    username: config.CLICKHOUSE_USER,
+    password: config.CLICKHOUSE_PASSWORD,
+  };
 }
 
 export function createClickHouse(target: ClickHouseTarget, opts: { requestTimeoutMs?: number } = {}): ClickHouseClient {
@@ -36,6 +41,10 @@ export function createClickHouse(target: ClickHouseTarget, opts: { requestTimeou
 }
 
 /** Rows of a SELECT with bound `{name:Type}` parameters, as JSON objects. */
-export async function selectRows<T>(clickhouse: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
+export async function selectRows<T>(
+  clickhouse: ClickHouseClient,
+  query: string,
+  params: Record<string, unknown>,
+): Promise<T[]> {
   return (await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' })).json<T>();
 }

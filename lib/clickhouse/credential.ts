@@ -6,7 +6,8 @@ import { keptSecret } from '../keptSecret';
 export const STORE_CREDENTIAL_FILE = 'store-credential';
 
 /** DATA_DIR/store-credential, created (mode 0600) on first use; concurrent first uses agree on one value. */
-export const storeCredentialFor = (dataDir: string): string => keptSecret(dataDir, STORE_CREDENTIAL_FILE, 32, 'credential');
+export const storeCredentialFor = (dataDir: string): string =>
+  keptSecret(dataDir, STORE_CREDENTIAL_FILE, 32, 'credential');
 
 /**
  * A warning when DATA_DIR (the store's data, its credential, the development JWT secret) is open to its group or

@@ -13,16 +13,44 @@ export const INSERT_FILES_ROLE = 'store_insert_files';
 
 /** Engines a client's DDL may name (the MergeTree family of a single server, Null, Memory, Atomic databases). */
 export const ALLOWED_ENGINES = [
-  'MergeTree', 'ReplacingMergeTree', 'SummingMergeTree', 'AggregatingMergeTree', 'CollapsingMergeTree',
-  'VersionedCollapsingMergeTree', 'CoalescingMergeTree', 'Null', 'Memory', 'Atomic',
+  'MergeTree',
+  'ReplacingMergeTree',
+  'SummingMergeTree',
+  'AggregatingMergeTree',
+  'CollapsingMergeTree',
+  'VersionedCollapsingMergeTree',
+  'CoalescingMergeTree',
+  'Null',
+  'Memory',
+  'Atomic',
 ];
 
 /** Table functions that read only the engine's own tables or generate rows; every other one is refused. */
 const SAFE_TABLE_FUNCTIONS = new Set([
-  'numbers', 'numbers_mt', 'zeros', 'zeros_mt', 'primes', 'generate_series', 'generateseries', 'generaterandom',
-  'values', 'sqlstandardvalues', 'null', 'view', 'viewexplain', 'viewifpermitted', 'merge', 'loop', 'dictionary',
-  'mergetreeindex', 'mergetreeprojection', 'mergetreeanalyzeindexes', 'mergetreeanalyzeindexesuuid',
-  'mergetreetextindex', 'fuzzjson', 'fuzzquery',
+  'numbers',
+  'numbers_mt',
+  'zeros',
+  'zeros_mt',
+  'primes',
+  'generate_series',
+  'generateseries',
+  'generaterandom',
+  'values',
+  'sqlstandardvalues',
+  'null',
+  'view',
+  'viewexplain',
+  'viewifpermitted',
+  'merge',
+  'loop',
+  'dictionary',
+  'mergetreeindex',
+  'mergetreeprojection',
+  'mergetreeanalyzeindexes',
+  'mergetreeanalyzeindexesuuid',
+  'mergetreetextindex',
+  'fuzzjson',
+  'fuzzquery',
 ]);
 
 /** Functions refused in any position: file() reads any path (scalar), disk() defines a disk on any path or URL. */
@@ -33,10 +61,20 @@ const DENIED_FUNCTIONS = ['file', 'disk'];
  * (a filter, a dialect, a default engine) that would run past the checks of store-guard.ts.
  */
 const FIXED_SETTINGS = [
-  'input_format_record_errors_file_path', 'format_schema', 'output_format_schema', 'format_template_resultset',
-  'format_template_row', 'format_template_rows_between_delimiter', 'additional_table_filters',
-  'additional_result_filter', 'dialect', 'default_table_engine', 'default_temporary_table_engine',
-  'parallel_replicas_custom_key', 'allow_experimental_eval_table_function', 'rename_files_after_processing',
+  'input_format_record_errors_file_path',
+  'format_schema',
+  'output_format_schema',
+  'format_template_resultset',
+  'format_template_row',
+  'format_template_rows_between_delimiter',
+  'additional_table_filters',
+  'additional_result_filter',
+  'dialect',
+  'default_table_engine',
+  'default_temporary_table_engine',
+  'parallel_replicas_custom_key',
+  'allow_experimental_eval_table_function',
+  'rename_files_after_processing',
 ];
 
 const GRANTS = [
@@ -61,7 +99,10 @@ export function writeEngineConfig(dir: string): string {
       `<profile>default</profile><quota>default</quota><grants>${grants}</grants></default></users></clickhouse>\n`,
   );
   // An explicit config also keeps chDB from reading ./config.xml or ~/.clickhouse-local/ instead.
-  writePrivate(config, `<clickhouse><user_directories><users_xml><path>${xmlText(users)}</path></users_xml></user_directories></clickhouse>\n`);
+  writePrivate(
+    config,
+    `<clickhouse><user_directories><users_xml><path>${xmlText(users)}</path></users_xml></user_directories></clickhouse>\n`,
+  );
   return config;
 }
 
@@ -90,8 +131,13 @@ export async function openClientConnection(dataDir: string, args: string[]): Pro
 
 /** What store-guard.ts refuses: every table function not known to be safe (as this engine lists them), file(), disk(). */
 export async function guardPolicy(session: Session): Promise<GuardPolicy> {
-  const listed = (await session.queryAsync('SELECT name FROM system.table_functions', { format: 'JSONCompactEachRow' })).text();
-  const names = listed.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as [string])[0].toLowerCase());
+  const listed = (
+    await session.queryAsync('SELECT name FROM system.table_functions', { format: 'JSONCompactEachRow' })
+  ).text();
+  const names = listed
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => (JSON.parse(l) as [string])[0].toLowerCase());
   return {
     deniedFunctions: new Set([...names.filter((n) => !SAFE_TABLE_FUNCTIONS.has(n)), ...DENIED_FUNCTIONS]),
     allowedEngines: new Set(ALLOWED_ENGINES.map((e) => e.toLowerCase())),

@@ -29,7 +29,17 @@ export interface GuardPolicy {
 }
 
 /** First keywords of statements a client may not run at all (the engine's grants stop most of the rest). */
-const DENIED_STATEMENTS = new Set(['ATTACH', 'DETACH', 'BACKUP', 'RESTORE', 'KILL', 'GRANT', 'REVOKE', 'EXECUTE', 'UNDROP']);
+const DENIED_STATEMENTS = new Set([
+  'ATTACH',
+  'DETACH',
+  'BACKUP',
+  'RESTORE',
+  'KILL',
+  'GRANT',
+  'REVOKE',
+  'EXECUTE',
+  'UNDROP',
+]);
 /** Words that never have a harmless use here: client-side file access of the embedded client. */
 const DENIED_WORDS = new Set(['outfile', 'infile']);
 const MAX_STRING_DEPTH = 4;
@@ -37,11 +47,21 @@ const MAX_STRING_DEPTH = 4;
 export function inspectStatement(sql: string, policy: GuardPolicy): Inspection {
   const tokens = sqlTokens(sql);
   const keyword = (tokens.find((t) => !(t.kind === 'punct' && t.text === '('))?.text ?? '').toUpperCase();
-  const accessDenied = (message: string): Inspection => ({ keyword, refusal: { code: 497, type: 'ACCESS_DENIED', message } });
+  const accessDenied = (message: string): Inspection => ({
+    keyword,
+    refusal: { code: 497, type: 'ACCESS_DENIED', message },
+  });
   if (DENIED_STATEMENTS.has(keyword)) return accessDenied(`${keyword} is not allowed by the embedded store`);
   // Text the store appends (a SETTINGS clause) must never land inside a string or comment the client opened.
   if (tokens.at(-1)?.kind === 'open') {
-    return { keyword, refusal: { code: 62, type: 'SYNTAX_ERROR', message: 'Unterminated string, quoted identifier, heredoc or comment' } };
+    return {
+      keyword,
+      refusal: {
+        code: 62,
+        type: 'SYNTAX_ERROR',
+        message: 'Unterminated string, quoted identifier, heredoc or comment',
+      },
+    };
   }
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
@@ -77,7 +97,11 @@ function deniedIn(tokens: Token[], i: number, policy: GuardPolicy, depth: number
   if (DENIED_WORDS.has(name)) return `${t.text.toUpperCase()} is not allowed by the embedded store`;
   if (name === 'engine') {
     const engine = next?.kind === 'punct' && next.text === '=' ? tokens[i + 2] : next;
-    if (engine && (engine.kind === 'word' || engine.kind === 'quoted') && !policy.allowedEngines.has(engine.text.toLowerCase())) {
+    if (
+      engine &&
+      (engine.kind === 'word' || engine.kind === 'quoted') &&
+      !policy.allowedEngines.has(engine.text.toLowerCase())
+    ) {
       return `engine ${engine.text} is not allowed by the embedded store`;
     }
   }
@@ -215,7 +239,17 @@ function quotedEnd(sql: string, from: number): number {
   return sql.length;
 }
 
-const ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', '0': '\0', a: '\x07', v: '\v', e: '\x1b' };
+const ESCAPES: Record<string, string> = {
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  '0': '\0',
+  a: '\x07',
+  v: '\v',
+  e: '\x1b',
+};
 
 /** The text of a quoted token: `\x66`, `\n`, `\'` and a doubled quote resolved as ClickHouse reads them. */
 function unquote(body: string, quote: string): string {

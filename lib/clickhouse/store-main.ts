@@ -1,7 +1,7 @@
 // Entry point of the `store` role (DESIGN §1): owns chDB on DATA_DIR/clickhouse and serves it on loopback.
 import fs from 'node:fs';
 import path from 'node:path';
-import { configOrExit, type Config } from '../config';
+import { type Config, configOrExit } from '../config';
 import { createLogger } from '../log';
 import { runRole } from '../process/shutdown';
 import { dataDirExposure, storeCredentialFor } from './credential';
@@ -15,7 +15,10 @@ export async function startStore(cfg: Config): Promise<{ stop(): Promise<void> }
   // Directories made here are private (DATA_DIR too, when it does not exist yet); existing ones keep their mode.
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // CLICKHOUSE_PASSWORD when set, else the credential under DATA_DIR: never an open store.
-  const credential = { user: cfg.CLICKHOUSE_USER, password: cfg.CLICKHOUSE_PASSWORD || storeCredentialFor(cfg.DATA_DIR) };
+  const credential = {
+    user: cfg.CLICKHOUSE_USER,
+    password: cfg.CLICKHOUSE_PASSWORD || storeCredentialFor(cfg.DATA_DIR),
+  };
   let store: Awaited<ReturnType<typeof startStoreServer>>;
   try {
     store = await startStoreServer({ dataDir, port: cfg.STORE_PORT, host: '127.0.0.1', logger, credential });

@@ -17,17 +17,18 @@
 // X-ClickHouse-User/Key), compared in constant time; a request from a web browser (Origin or Sec-Fetch-*) is
 // refused before anything runs; GET runs on a read-only connection, as a server sets readonly for GET; client
 // statements run on connections without file access (store-engine.ts) after store-guard.ts has read them.
+
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { TupleParam } from '@clickhouse/client';
-import { Session, type ChdbResult, type RawInsertFormat } from 'chdb';
+import { type ChdbResult, type RawInsertFormat, Session } from 'chdb';
 import type { Logger } from '../log';
 import { guardPolicy, INSERT_FILES_ROLE, openClientConnection, writeEngineConfig } from './store-engine';
-import { inspectStatement, type GuardPolicy } from './store-guard';
+import { type GuardPolicy, inspectStatement } from './store-guard';
 
 export interface StoreServerOptions {
   dataDir: string;
@@ -45,25 +46,51 @@ export interface StoreServer {
 
 /** An error carrying a ClickHouse exception code, rendered like the server's `Code: N. DB::Exception: …`. */
 class StoreError extends Error {
-  constructor(readonly code: number, readonly type: string, message: string, formatted = false) {
+  constructor(
+    readonly code: number,
+    readonly type: string,
+    message: string,
+    formatted = false,
+  ) {
     super(formatted ? message : `Code: ${code}. DB::Exception: ${message}. (${type})`);
   }
 }
 
 // URL parameters of the HTTP interface that are not settings.
 const NON_SETTINGS = new Set([
-  'query', 'query_id', 'database', 'default_format', 'user', 'password', 'quota_key', 'role', 'session_id',
-  'session_timeout', 'session_check', 'compress', 'decompress', 'buffer_size', 'wait_end_of_query',
+  'query',
+  'query_id',
+  'database',
+  'default_format',
+  'user',
+  'password',
+  'quota_key',
+  'role',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'compress',
+  'decompress',
+  'buffer_size',
+  'wait_end_of_query',
   'client_protocol_version',
 ]);
 // Settings that only steer the HTTP transport; the adapter always answers buffered and uncompressed.
 const TRANSPORT_SETTINGS = new Set([
-  'enable_http_compression', 'send_progress_in_http_headers', 'cancel_http_readonly_queries_on_client_close',
+  'enable_http_compression',
+  'send_progress_in_http_headers',
+  'cancel_http_readonly_queries_on_client_close',
   'add_http_cors_header',
 ]);
 // Formats Session.insert accepts as raw bytes (handed to the engine zero-copy).
 const RAW_INSERT_FORMATS = new Set<string>([
-  'JSONEachRow', 'JSONCompactEachRow', 'CSV', 'CSVWithNames', 'TSV', 'TabSeparated', 'TSVWithNames',
+  'JSONEachRow',
+  'JSONCompactEachRow',
+  'CSV',
+  'CSVWithNames',
+  'TSV',
+  'TabSeparated',
+  'TSVWithNames',
   'TabSeparatedWithNames',
 ]);
 function isRawInsertFormat(format: string): format is RawInsertFormat {
@@ -132,7 +159,15 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
     // A page in a browser can send requests to loopback; no client of this store is a browser.
     if (BROWSER_HEADERS.some((h) => req.headers[h] !== undefined)) {
       logger.warn({ origin: req.headers.origin }, 'store refused a request from a web browser');
-      return refuse(req, res, new StoreError(497, 'ACCESS_DENIED', 'Requests from web browsers (Origin or Sec-Fetch-* headers) are not accepted'));
+      return refuse(
+        req,
+        res,
+        new StoreError(
+          497,
+          'ACCESS_DENIED',
+          'Requests from web browsers (Origin or Sec-Fetch-* headers) are not accepted',
+        ),
+      );
     }
     if (url.pathname === '/ping' || (url.pathname === '/' && req.method === 'GET' && !url.searchParams.has('query'))) {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=UTF-8' }).end('Ok.\n');
@@ -140,7 +175,15 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
     }
     if (!authenticated(req, expected)) {
       logger.warn({ method: req.method, path: url.pathname }, 'store refused a request without the credential');
-      return refuse(req, res, new StoreError(516, 'AUTHENTICATION_FAILED', 'Authentication failed: password is incorrect, or there is no user with such name'));
+      return refuse(
+        req,
+        res,
+        new StoreError(
+          516,
+          'AUTHENTICATION_FAILED',
+          'Authentication failed: password is incorrect, or there is no user with such name',
+        ),
+      );
     }
     if (url.pathname !== '/') {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=UTF-8' }).end(`There is no handle ${url.pathname}\n`);
@@ -214,7 +257,11 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
         { db: database, t: table },
         { format: 'JSONCompactEachRow' },
       );
-      const rows = result.text().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as [string, string]);
+      const rows = result
+        .text()
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as [string, string]);
       if (rows.length === 0) throw new StoreError(60, 'UNKNOWN_TABLE', `Table ${target} does not exist`);
       types = new Map(rows);
       columnTypes.set(target, types);
@@ -232,9 +279,19 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
   async function insert(p: ParsedRequest, ins: NonNullable<ParsedRequest['insert']>): Promise<Outcome> {
     // Per-insert settings (insert_deduplication_token, input_format_*) become the INSERT's own SETTINGS clause.
     const written = await writer.gate.run(p.database, false, () =>
-      writer.session.insert({ table: ins.table, columns: ins.columns, format: ins.format, values: ins.body, settings: p.settings }),
+      writer.session.insert({
+        table: ins.table,
+        columns: ins.columns,
+        format: ins.format,
+        values: ins.body,
+        settings: p.settings,
+      }),
     );
-    const summary = { ...emptySummary(), written_rows: String(written.rowsWritten), written_bytes: String(written.bytesWritten) };
+    const summary = {
+      ...emptySummary(),
+      written_rows: String(written.rowsWritten),
+      written_bytes: String(written.bytesWritten),
+    };
     return { body: new Uint8Array(0), format: p.format, summary };
   }
 
@@ -243,7 +300,8 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
     // the shared connection (a server without a session forgets them after the request).
     const { keyword, refusal } = inspectStatement(sql, policy);
     if (refusal) throw new StoreError(refusal.code, refusal.type, refusal.message);
-    if (keyword === 'USE' || keyword === 'SET') return { body: new Uint8Array(0), format: p.format, summary: emptySummary() };
+    if (keyword === 'USE' || keyword === 'SET')
+      return { body: new Uint8Array(0), format: p.format, summary: emptySummary() };
     if (readOnly && !OUTPUT_STATEMENTS.has(keyword)) throw readOnlyError();
     const { session, gate } = readOnly ? reader : writer;
     const run = (text: string): Promise<ChdbResult> =>
@@ -268,7 +326,11 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
     return { body: result.bytes(), format: trailingFormat(sql) ?? p.format, summary };
   }
 
-  async function withSetSettings<T>(session: Session, settings: Array<[string, string]>, fn: () => Promise<T>): Promise<T> {
+  async function withSetSettings<T>(
+    session: Session,
+    settings: Array<[string, string]>,
+    fn: () => Promise<T>,
+  ): Promise<T> {
     const set: string[] = [];
     try {
       for (const [k, v] of settings) {
@@ -308,7 +370,9 @@ export async function startStoreServer(opts: StoreServerOptions): Promise<StoreS
     // The store's own statements (file() inserts, column types): the only connection with the insert-files role.
     own = new Connection(new Session(opts.dataDir, { connectionArgs: engineArgs }));
     connections.push(own);
-    if (!(await own.session.queryAsync('SELECT currentRoles()', { format: 'TSV' })).text().includes(INSERT_FILES_ROLE)) {
+    if (
+      !(await own.session.queryAsync('SELECT currentRoles()', { format: 'TSV' })).text().includes(INSERT_FILES_ROLE)
+    ) {
       throw new Error(`store: the engine did not take its users file (no role ${INSERT_FILES_ROLE})`);
     }
     // Clients' statements: POST on one connection, GET on one whose engine refuses any write.
@@ -342,7 +406,8 @@ function parseRequest(q: URLSearchParams, body: Buffer): ParsedRequest {
   for (const [key, value] of q) {
     if (key.startsWith('param_')) params.set(key.slice('param_'.length), value);
     else if (!NON_SETTINGS.has(key) && !TRANSPORT_SETTINGS.has(key) && !key.startsWith('http_')) {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new StoreError(115, 'UNKNOWN_SETTING', `Unknown setting '${key}'`);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
+        throw new StoreError(115, 'UNKNOWN_SETTING', `Unknown setting '${key}'`);
       settings[key] = value;
     }
   }
@@ -355,7 +420,8 @@ function parseRequest(q: URLSearchParams, body: Buffer): ParsedRequest {
   const urlQuery = q.get('query');
   if (urlQuery !== null && body.length > 0) {
     const insert = parseInsertPrefix(urlQuery);
-    if (insert && isRawInsertFormat(insert.format)) return { ...base, insert: { ...insert, format: insert.format, body } };
+    if (insert && isRawInsertFormat(insert.format))
+      return { ...base, insert: { ...insert, format: insert.format, body } };
     if (insert && FILE_INSERT_FORMATS.has(insert.format)) return { ...base, fileInsert: { ...insert, body } };
   }
   // ClickHouse concatenates the `query` parameter and the body into one statement.
@@ -423,7 +489,11 @@ function toBindValue(name: string, text: string, type: string): unknown {
   try {
     return new CompositeReader(text).readAll();
   } catch (err) {
-    throw new StoreError(457, 'BAD_QUERY_PARAMETER', `Value of query parameter '${name}' cannot be parsed as ${type}: ${(err as Error).message}`);
+    throw new StoreError(
+      457,
+      'BAD_QUERY_PARAMETER',
+      `Value of query parameter '${name}' cannot be parsed as ${type}: ${(err as Error).message}`,
+    );
   }
 }
 
@@ -735,7 +805,15 @@ function contentType(format: string): string {
 
 function emptySummary(): Record<string, string> {
   const zero = '0';
-  return { read_rows: zero, read_bytes: zero, written_rows: zero, written_bytes: zero, total_rows_to_read: zero, result_rows: zero, result_bytes: zero };
+  return {
+    read_rows: zero,
+    read_bytes: zero,
+    written_rows: zero,
+    written_bytes: zero,
+    total_rows_to_read: zero,
+    result_rows: zero,
+    result_bytes: zero,
+  };
 }
 
 function msSince(start: bigint): number {

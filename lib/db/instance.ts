@@ -2,7 +2,7 @@
 // writes is claimed with that id before anything else is created in it. A database claimed by another
 // instance stops the start with one line naming the setting that points at it.
 import type { Pool } from 'pg';
-import { createClickHouse, selectRows, type ClickHouseTarget } from '../clickhouse/client';
+import { type ClickHouseTarget, createClickHouse, selectRows } from '../clickhouse/client';
 import { maskUrlPassword } from '../config';
 import { StartupError } from '../process/startup';
 
@@ -34,7 +34,11 @@ export async function claimStore(id: string, claim: StoreClaim): Promise<void> {
       { db: database },
     );
     if (Number(marked[0]?.n ?? 0) > 0) {
-      const owners = await selectRows<{ id: string }>(bootstrap, `SELECT DISTINCT toString(id) AS id FROM ${database}.tidemark_instance`, {});
+      const owners = await selectRows<{ id: string }>(
+        bootstrap,
+        `SELECT DISTINCT toString(id) AS id FROM ${database}.tidemark_instance`,
+        {},
+      );
       const other = owners.find((o) => o.id !== id);
       if (other) {
         throw new StartupError(

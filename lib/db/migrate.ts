@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Pool } from 'pg';
 import type { ClickHouseClient, ClickHouseTarget } from '../clickhouse/client';
-import { claimStore, instanceId } from './instance';
 import type { Logger } from '../log';
 import { SQL_ROOT } from '../paths';
+import { claimStore, instanceId } from './instance';
 
 const LOCK_KEY = 727_001; // any constant shared by every runner of this project
 
@@ -76,15 +76,16 @@ async function migratePostgres({ pool, logger }: MigrateDeps): Promise<string[]>
     version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
     applied_at timestamptz NOT NULL DEFAULT now())`);
   const applied = new Map(
-    (await pool.query<{ version: number; checksum: string }>('SELECT version, checksum FROM schema_migrations')).rows.map(
-      (r) => [r.version, r.checksum],
-    ),
+    (
+      await pool.query<{ version: number; checksum: string }>('SELECT version, checksum FROM schema_migrations')
+    ).rows.map((r) => [r.version, r.checksum]),
   );
   const done: string[] = [];
   for (const m of readMigrations('postgres')) {
     const seen = applied.get(m.version);
     if (seen !== undefined) {
-      if (seen !== m.checksum) logger.warn({ migration: m.name }, 'applied migration file has changed since; not re-run');
+      if (seen !== m.checksum)
+        logger.warn({ migration: m.name }, 'applied migration file has changed since; not re-run');
       continue;
     }
     const client = await pool.connect();
@@ -146,7 +147,8 @@ async function migrateClickHouse({ clickhouse, clickhouseCluster, logger }: Migr
   for (const m of readMigrations('clickhouse')) {
     const seen = applied.get(m.version);
     if (seen !== undefined) {
-      if (seen !== m.checksum) logger.warn({ migration: m.name }, 'applied migration file has changed since; not re-run');
+      if (seen !== m.checksum)
+        logger.warn({ migration: m.name }, 'applied migration file has changed since; not re-run');
       continue;
     }
     // ClickHouse DDL is not transactional: statements are written to be idempotent (IF NOT EXISTS), so a

@@ -1,5 +1,5 @@
 // PostgreSQL access: one pool per process, and creation of the configured database when it does not exist.
-import { Pool, Client, type PoolClient } from 'pg';
+import { Client, Pool, type PoolClient } from 'pg';
 
 export type { Pool, PoolClient };
 

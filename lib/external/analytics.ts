@@ -3,8 +3,8 @@
 // unique_visitors = visitors, total_page_views = pageviews; technology count = visitors, percentage of the
 // range's visitors to one decimal; visitor records one per visit, newest first.
 import type { ClickHouseClient } from '../clickhouse/client';
-import { bucketLabels, resolveRange } from '../stats/period';
 import type { StatsRow } from '../stats/model';
+import { bucketLabels, resolveRange } from '../stats/period';
 import { listVisits } from '../stats/reads/visitList';
 import { byMetricDesc, runEventBreakdowns, runStats } from '../stats/run';
 import { parseDate, startOfDay } from '../stats/time';
@@ -46,9 +46,19 @@ function ranked(rows: StatsRow[], metric: 'pageviews' | 'visitors', limit = Infi
     .slice(0, limit);
 }
 
-export async function analyticsOverview(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, now = Date.now()): Promise<AnalyticsData> {
+export async function analyticsOverview(
+  clickhouse: ClickHouseClient,
+  site: SiteRef,
+  range: RangeName,
+  now = Date.now(),
+): Promise<AnalyticsData> {
   const { p, base } = window(site, range, now);
-  const days = await runStats(clickhouse, { ...base, metrics: ['visits', 'visitors', 'pageviews'], dimension: 'time:day', total: true });
+  const days = await runStats(clickhouse, {
+    ...base,
+    metrics: ['visits', 'visitors', 'pageviews'],
+    dimension: 'time:day',
+    total: true,
+  });
   const byDay = new Map(days.map((r) => [r.key, r.values]));
   const t = byDay.get('') ?? {};
   const dates = bucketLabels(p, 'day', site.timezone);
@@ -64,7 +74,13 @@ export async function analyticsOverview(clickhouse: ClickHouseClient, site: Site
     summary: { total_visitors: t.visits ?? 0, total_page_views: t.pageviews ?? 0, unique_visitors: t.visitors ?? 0 },
     daily_stats: dates.map((date) => {
       const v = byDay.get(date) ?? {};
-      return { date, website_id: site.id, total_visitors: v.visits ?? 0, unique_visitors: v.visitors ?? 0, page_views: v.pageviews ?? 0 };
+      return {
+        date,
+        website_id: site.id,
+        total_visitors: v.visits ?? 0,
+        unique_visitors: v.visitors ?? 0,
+        page_views: v.pageviews ?? 0,
+      };
     }),
   };
 }
@@ -77,7 +93,12 @@ export async function visitorList(
   now = Date.now(),
 ): Promise<VisitorsData> {
   const { p, base } = window(site, range, now);
-  const pageOf = (from: number) => listVisits(clickhouse, { ...base, start: Math.max(base.start, from) }, { limit: page.limit + 1, offset: page.offset });
+  const pageOf = (from: number) =>
+    listVisits(
+      clickhouse,
+      { ...base, start: Math.max(base.start, from) },
+      { limit: page.limit + 1, offset: page.offset },
+    );
   // Newest first, so a page that the range's last day fills lies wholly in that day: try it alone first.
   // Otherwise the visits per day (rollups for closed days) say how far back the page reaches, so the list
   // folds only those days' sessions rather than the whole range's.
@@ -118,21 +139,43 @@ export async function visitorList(
   };
 }
 
-export async function topPages(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, limit: number, now = Date.now()): Promise<PagesData> {
+export async function topPages(
+  clickhouse: ClickHouseClient,
+  site: SiteRef,
+  range: RangeName,
+  limit: number,
+  now = Date.now(),
+): Promise<PagesData> {
   const { base } = window(site, range, now);
-  const rows = ranked(await runStats(clickhouse, { ...base, metrics: ['pageviews'], dimension: 'page' }), 'pageviews', limit);
+  const rows = ranked(
+    await runStats(clickhouse, { ...base, metrics: ['pageviews'], dimension: 'page' }),
+    'pageviews',
+    limit,
+  );
   // Scores only for the pages shown: a visit's score is joined to every page it viewed, which costs far
   // more than counting views, so the ranking comes first.
   const scored = rows.length
     ? await runStats(clickhouse, { ...base, metrics: ['value_score'], dimension: 'page', keys: rows.map((r) => r.key) })
     : [];
   const score = new Map(scored.map((r) => [r.key, r.values.value_score ?? 0]));
-  return { pages: rows.map((r) => ({ url: r.key, views: r.values.pageviews ?? 0, avg_value_score: score.get(r.key) ?? 0 })) };
+  return {
+    pages: rows.map((r) => ({ url: r.key, views: r.values.pageviews ?? 0, avg_value_score: score.get(r.key) ?? 0 })),
+  };
 }
 
-export async function topCountries(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, limit: number, now = Date.now()): Promise<CountriesData> {
+export async function topCountries(
+  clickhouse: ClickHouseClient,
+  site: SiteRef,
+  range: RangeName,
+  limit: number,
+  now = Date.now(),
+): Promise<CountriesData> {
   const { base } = window(site, range, now);
-  const rows = ranked(await runStats(clickhouse, { ...base, metrics: ['visitors', 'value_score'], dimension: 'country' }), 'visitors', limit);
+  const rows = ranked(
+    await runStats(clickhouse, { ...base, metrics: ['visitors', 'value_score'], dimension: 'country' }),
+    'visitors',
+    limit,
+  );
   return {
     countries: rows.map((r) => ({
       country_code: r.key,
@@ -143,14 +186,28 @@ export async function topCountries(clickhouse: ClickHouseClient, site: SiteRef, 
   };
 }
 
-export async function technology(clickhouse: ClickHouseClient, site: SiteRef, range: RangeName, now = Date.now()): Promise<TechnologyData> {
+export async function technology(
+  clickhouse: ClickHouseClient,
+  site: SiteRef,
+  range: RangeName,
+  now = Date.now(),
+): Promise<TechnologyData> {
   const { base } = window(site, range, now);
   const by = await runEventBreakdowns(clickhouse, base, ['device', 'browser', 'os']);
   const totalVisitors = by.total[0]?.values.visitors ?? 0;
   const rows = (list: StatsRow[]) =>
     ranked(list, 'visitors').map((r) => {
       const n = r.values.visitors ?? 0;
-      return { name: r.key, count: n, percentage: totalVisitors ? Math.min(100, Math.round((n / totalVisitors) * 1000) / 10) : 0 };
+      return {
+        name: r.key,
+        count: n,
+        percentage: totalVisitors ? Math.min(100, Math.round((n / totalVisitors) * 1000) / 10) : 0,
+      };
     });
-  return { devices: rows(by.device), browsers: rows(by.browser), operating_systems: rows(by.os), total_visitors: totalVisitors };
+  return {
+    devices: rows(by.device),
+    browsers: rows(by.browser),
+    operating_systems: rows(by.os),
+    total_visitors: totalVisitors,
+  };
 }

@@ -24,19 +24,32 @@ function queryInt(name: string, min: number, max: number, fallback: number, desc
 }
 
 const rangeParam = <const V extends readonly [string, ...string[]]>(values: V) =>
-  z.enum(values).optional().openapi({ default: '7d', param: { description: `Time range, default 7d. ${values.join(', ')}.` } });
+  z
+    .enum(values)
+    .optional()
+    .openapi({ default: '7d', param: { description: `Time range, default 7d. ${values.join(', ')}.` } });
 const timeRangeParam = z
   .enum(LEGACY_TIME_RANGES)
   .optional()
-  .openapi({ deprecated: true, param: { deprecated: true, description: 'Legacy alias of range (today = since local midnight); range wins when both are given.' } });
+  .openapi({
+    deprecated: true,
+    param: {
+      deprecated: true,
+      description: 'Legacy alias of range (today = since local midnight); range wins when both are given.',
+    },
+  });
 
 export const analyticsQuery = z.object({ range: rangeParam(RANGES_WITH_YEAR), timeRange: timeRangeParam });
 export const visitorsQuery = analyticsQuery.extend({
   limit: queryInt('limit', 1, 1000, 100, 'Visits per page (1-1000, default 100).'),
   offset: queryInt('offset', 0, 100_000_000, 0, 'Visits to skip (default 0).'),
 });
-export const topListQuery = analyticsQuery.extend({ limit: queryInt('limit', 1, 100, 20, 'Rows to return (1-100, default 20).') });
-export const heatmapPagesQuery = z.object({ limit: queryInt('limit', 1, 100, 20, 'Pages to return (1-100, default 20).') });
+export const topListQuery = analyticsQuery.extend({
+  limit: queryInt('limit', 1, 100, 20, 'Rows to return (1-100, default 20).'),
+});
+export const heatmapPagesQuery = z.object({
+  limit: queryInt('limit', 1, 100, 20, 'Pages to return (1-100, default 20).'),
+});
 export const replaySessionsQuery = z.object({
   limit: queryInt('limit', 1, 200, 50, 'Sessions per page (1-200, default 50).'),
   offset: queryInt('offset', 0, 100_000_000, 0, 'Sessions to skip (default 0).'),
@@ -45,7 +58,10 @@ export const ERROR_GROUP_STATUSES = ['unresolved', 'resolved', 'ignored'] as con
 export type ErrorGroupStatus = (typeof ERROR_GROUP_STATUSES)[number];
 export const errorGroupsQuery = z.object({
   limit: queryInt('limit', 1, 200, 50, 'Groups to return (1-200, default 50).'),
-  status: z.enum(ERROR_GROUP_STATUSES).optional().openapi({ param: { description: 'Only groups in this status; omitted = all.' } }),
+  status: z
+    .enum(ERROR_GROUP_STATUSES)
+    .optional()
+    .openapi({ param: { description: 'Only groups in this status; omitted = all.' } }),
 });
 export const websiteIdParams = z.object({
   websiteId: z.string().openapi({ format: 'uuid', param: { description: 'Website UUID.' } }),
@@ -108,7 +124,12 @@ const localDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 const score = z.number().min(0).max(100);
 
 export const apiKeyInfo = z
-  .object({ id: z.string(), name: z.string(), permission: z.enum(['full_access', 'site_access']), website_id: z.string().nullable() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    permission: z.enum(['full_access', 'site_access']),
+    website_id: z.string().nullable(),
+  })
   .openapi('ApiKeyInfo');
 export const usageData = z.object({
   api_key: apiKeyInfo,
@@ -120,7 +141,9 @@ export const usageData = z.object({
     total_requests: count.openapi({ description: 'Successful requests made with this key, ever.' }),
   }),
   rate_limits: z.object({ requests_per_minute: count.nullable() }),
-  subscription: z.object({ tier: z.string().openapi({ description: 'Plan name; legacy names (starter, professional) are reported as set.' }) }),
+  subscription: z.object({
+    tier: z.string().openapi({ description: 'Plan name; legacy names (starter, professional) are reported as set.' }),
+  }),
 });
 
 export const websiteSettings = z.object({
@@ -128,7 +151,10 @@ export const websiteSettings = z.object({
   track_downloads: z.boolean(),
   session_replay: z.boolean(),
   heatmaps: z.boolean(),
-  debug: z.boolean().optional().openapi({ description: 'Record bot traffic marked tm_debug=bot; absent on websites that never set it (off).' }),
+  debug: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'Record bot traffic marked tm_debug=bot; absent on websites that never set it (off).' }),
 });
 export const websiteSummary = z
   .object({
@@ -191,9 +217,18 @@ export const visitorRecord = z
 export const offsetPagination = z.object({ limit: count, offset: count, has_more: z.boolean() });
 export const visitorsData = z.object({ visitors: z.array(visitorRecord), pagination: offsetPagination });
 
-export const pageRow = z.object({ url: z.string().openapi({ description: 'Page path' }), views: count, avg_value_score: score });
+export const pageRow = z.object({
+  url: z.string().openapi({ description: 'Page path' }),
+  views: count,
+  avg_value_score: score,
+});
 export const pagesData = z.object({ pages: z.array(pageRow) });
-export const countryRow = z.object({ country_code: z.string(), country_name: z.string(), visitors: count, avg_value_score: score });
+export const countryRow = z.object({
+  country_code: z.string(),
+  country_name: z.string(),
+  visitors: count,
+  avg_value_score: score,
+});
 export const countriesData = z.object({ countries: z.array(countryRow) });
 export const shareRow = z.object({ name: z.string(), count, percentage: z.number().min(0).max(100) });
 export const technologyData = z.object({

@@ -6,7 +6,12 @@ import { effectiveLimits } from '../plans';
 import type { Redis } from '../redis';
 import type { UsageData } from './schemas';
 
-export async function usageReport(redis: Redis, prefix: string, key: ApiKeyPrincipal, now = Date.now()): Promise<UsageData> {
+export async function usageReport(
+  redis: Redis,
+  prefix: string,
+  key: ApiKeyPrincipal,
+  now = Date.now(),
+): Promise<UsageData> {
   const usage = new MonthlyUsage(redis, prefix);
   const limits = effectiveLimits(key.plan, key.limitOverrides);
   const [used, total] = await Promise.all([usage.used(key.teamId, now), usage.keyTotalRequests(key.keyId)]);

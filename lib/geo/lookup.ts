@@ -145,7 +145,7 @@ function v4ToInt(ip: string): number {
 
 function isReservedV4(ip: string): boolean {
   const n = v4ToInt(ip);
-  for (const [net, mask] of RESERVED_V4) if (((n & mask) >>> 0) === net) return true;
+  for (const [net, mask] of RESERVED_V4) if ((n & mask) >>> 0 === net) return true;
   return false;
 }
 

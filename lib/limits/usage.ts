@@ -51,11 +51,22 @@ export class MonthlyUsage {
   }
 
   /** Charges the team's month; an allowed request also counts once towards the key's all-time total. */
-  async charge(teamId: string, credits: number, limit: number | null, apiKeyId: string, at = Date.now()): Promise<UsageState> {
-    const [allowed, used] = (await this.redis.eval(CHARGE, 2, this.key(teamId, at), this.keyTotal(apiKeyId), credits, limit ?? -1, KEEP_SECONDS)) as [
-      number,
-      number,
-    ];
+  async charge(
+    teamId: string,
+    credits: number,
+    limit: number | null,
+    apiKeyId: string,
+    at = Date.now(),
+  ): Promise<UsageState> {
+    const [allowed, used] = (await this.redis.eval(
+      CHARGE,
+      2,
+      this.key(teamId, at),
+      this.keyTotal(apiKeyId),
+      credits,
+      limit ?? -1,
+      KEEP_SECONDS,
+    )) as [number, number];
     return {
       allowed: allowed === 1,
       used,

@@ -170,7 +170,12 @@ export function registerDocumentPaths(r: OpenAPIRegistry, paths: readonly string
 }
 
 export function registerExternalApi(r: OpenAPIRegistry): void {
-  const get = (path: string, summary: string, data: z.ZodType, opts: { query?: z.ZodObject; site?: boolean; keyOnly?: boolean } = {}) => {
+  const get = (
+    path: string,
+    summary: string,
+    data: z.ZodType,
+    opts: { query?: z.ZodObject; site?: boolean; keyOnly?: boolean } = {},
+  ) => {
     const statuses = [...(opts.query || opts.site ? [400] : []), 401, 403, ...(opts.site ? [404] : []), 429, 500, 503];
     r.registerPath({
       method: 'get',
@@ -186,7 +191,12 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
     });
   };
 
-  get('/v1/usage', 'Usage of the calling key and its team this month (API keys only: 403 for a signed-in user)', usageData, { keyOnly: true });
+  get(
+    '/v1/usage',
+    'Usage of the calling key and its team this month (API keys only: 403 for a signed-in user)',
+    usageData,
+    { keyOnly: true },
+  );
   get('/v1/websites', 'Websites the key can see (site_access keys: only theirs)', websitesData);
   r.registerPath({
     method: 'post',

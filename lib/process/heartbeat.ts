@@ -23,7 +23,14 @@ export function startHeartbeat(redis: Redis, prefix: string, role: string): () =
   const key = redisKey(prefix, 'roles', role, os.hostname(), String(process.pid));
   const started = new Date().toISOString();
   const beat = () => {
-    const value: RoleBeat = { role, version: VERSION, host: os.hostname(), pid: process.pid, started_at: started, seen_at: new Date().toISOString() };
+    const value: RoleBeat = {
+      role,
+      version: VERSION,
+      host: os.hostname(),
+      pid: process.pid,
+      started_at: started,
+      seen_at: new Date().toISOString(),
+    };
     redis.set(key, JSON.stringify(value), 'EX', FORGET_AFTER_SECONDS).catch(() => undefined);
   };
   beat();

@@ -7,7 +7,10 @@ import { PROJECT_ROOT } from '../paths';
 type Version = [number, number, number];
 
 function parse(v: string): Version {
-  const [a = 0, b = 0, c = 0] = v.replace(/^v/, '').split('.').map((n) => Number.parseInt(n, 10) || 0);
+  const [a = 0, b = 0, c = 0] = v
+    .replace(/^v/, '')
+    .split('.')
+    .map((n) => Number.parseInt(n, 10) || 0);
   return [a, b, c];
 }
 
@@ -46,7 +49,9 @@ export function satisfies(version: string, range: string): boolean {
 
 /** Why this Node.js cannot run Tidemark, or undefined when it can. */
 export function unsupportedNode(version = process.version): string | undefined {
-  const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { engines?: { node?: string } };
+  const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    engines?: { node?: string };
+  };
   const range = pkg.engines?.node;
   if (!range || satisfies(version, range)) return undefined;
   return `Node.js ${version} is not supported: Tidemark needs node ${range} (package.json engines)`;

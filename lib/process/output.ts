@@ -24,7 +24,9 @@ export function captureStrayOutput(role: string, level: string): Logger {
   console.warn = (...args: unknown[]) => logger.warn({ source: 'console' }, text(args));
   console.error = (...args: unknown[]) => logger.error({ source: 'console' }, text(args));
   process.removeAllListeners('warning');
-  process.on('warning', (w) => logger.warn({ source: 'node', warning: w.name, code: (w as NodeJS.ErrnoException).code }, w.message));
+  process.on('warning', (w) =>
+    logger.warn({ source: 'node', warning: w.name, code: (w as NodeJS.ErrnoException).code }, w.message),
+  );
   return logger;
 }
 

@@ -1,7 +1,7 @@
 // Reaching PostgreSQL, Redis and ClickHouse while a role starts: bounded retries with backoff, a JSON warn line
 // per failed try, and in the end one error naming the setting to check, its address (password masked) and why.
 import type { Redis } from 'ioredis';
-import { createClickHouse, type ClickHouseTarget } from '../clickhouse/client';
+import { type ClickHouseTarget, createClickHouse } from '../clickhouse/client';
 import { maskUrlPassword } from '../config';
 import { ensureDatabase } from '../db/pool';
 import type { Logger } from '../log';
@@ -30,7 +30,8 @@ const MAX_DELAY_MS = 5_000;
 
 // Errors that mean "not there (yet)": worth another try while starting. Anything else (a refused password,
 // a missing role) will not change by waiting and fails at once.
-const UNREACHABLE = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET|EPIPE|socket hang up|not reachable|timeout|the database system is starting up|Connection terminated/i;
+const UNREACHABLE =
+  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET|EPIPE|socket hang up|not reachable|timeout|the database system is starting up|Connection terminated/i;
 
 export function isUnreachableError(err: unknown): boolean {
   const e = err as NodeJS.ErrnoException | undefined;
@@ -44,7 +45,12 @@ export function isUnreachableError(err: unknown): boolean {
 export async function reach<T>(
   dep: Dependency,
   attempt: () => Promise<T>,
-  opts: { logger: Logger; waitMs: number; hint?: (err: Error) => { setting: string; message: string } | undefined; sleep?: (ms: number) => Promise<void> },
+  opts: {
+    logger: Logger;
+    waitMs: number;
+    hint?: (err: Error) => { setting: string; message: string } | undefined;
+    sleep?: (ms: number) => Promise<void>;
+  },
 ): Promise<T> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const address = maskUrlPassword(dep.url);
@@ -68,7 +74,10 @@ export async function reach<T>(
           `${dep.setting}: ${dep.service} at ${address} ${what} (${reason}); check that ${dep.service} is running and ${dep.setting} is right`,
         );
       }
-      opts.logger.warn({ setting: dep.setting, address, err: reason, try: tries, retryInMs: delay }, `${dep.service} not reachable yet`);
+      opts.logger.warn(
+        { setting: dep.setting, address, err: reason, try: tries, retryInMs: delay },
+        `${dep.service} not reachable yet`,
+      );
       await sleep(delay);
       delay = Math.min(MAX_DELAY_MS, delay * 2);
     }
@@ -85,10 +94,14 @@ function errorText(err: Error): string {
 
 /** PostgreSQL answers, and the database in DATABASE_URL exists (created when missing). */
 export function reachPostgres(databaseUrl: string, logger: Logger, waitMs: number): Promise<void> {
-  return reach({ service: 'PostgreSQL', setting: 'DATABASE_URL', url: databaseUrl }, () => ensureDatabase(databaseUrl), {
-    logger,
-    waitMs,
-  });
+  return reach(
+    { service: 'PostgreSQL', setting: 'DATABASE_URL', url: databaseUrl },
+    () => ensureDatabase(databaseUrl),
+    {
+      logger,
+      waitMs,
+    },
+  );
 }
 
 /** The Redis client is connected and ready. */
@@ -98,7 +111,10 @@ export function reachRedis(client: Redis, setting: string, url: string, logger: 
     waitMs,
     hint: (err) =>
       /NOAUTH|WRONGPASS|invalid password/i.test(err.message)
-        ? { setting, message: `${setting}: Redis at ${maskUrlPassword(url)} refused the password (${err.message.split('\n')[0]})` }
+        ? {
+            setting,
+            message: `${setting}: Redis at ${maskUrlPassword(url)} refused the password (${err.message.split('\n')[0]})`,
+          }
         : undefined,
   });
 }
@@ -107,7 +123,12 @@ export function reachRedis(client: Redis, setting: string, url: string, logger: 
  * ClickHouse answers an authenticated query (through its always-present `default` database: the instance's own
  * may not exist yet). The embedded store's setting is STORE_PORT, a server's CLICKHOUSE_URL.
  */
-export async function reachClickHouse(target: ClickHouseTarget, embedded: boolean, logger: Logger, waitMs: number): Promise<void> {
+export async function reachClickHouse(
+  target: ClickHouseTarget,
+  embedded: boolean,
+  logger: Logger,
+  waitMs: number,
+): Promise<void> {
   const setting = embedded ? 'STORE_PORT' : 'CLICKHOUSE_URL';
   const service = embedded ? 'the embedded store' : 'ClickHouse';
   const probe = createClickHouse({ ...target, database: 'default' }, { requestTimeoutMs: 5_000 });
@@ -121,7 +142,12 @@ export async function reachClickHouse(target: ClickHouseTarget, embedded: boolea
         logger,
         waitMs,
         hint: (err) => {
-          if (!/\b516\b|Authentication failed|AUTHENTICATION_FAILED/i.test(`${(err as { code?: string }).code ?? ''} ${err.message}`)) return undefined;
+          if (
+            !/\b516\b|Authentication failed|AUTHENTICATION_FAILED/i.test(
+              `${(err as { code?: string }).code ?? ''} ${err.message}`,
+            )
+          )
+            return undefined;
           return embedded
             ? {
                 setting,

@@ -1,11 +1,11 @@
 // `npm start`: runs every role of a single-machine install as supervised child processes. A child that
 // dies is restarted with backoff; SIGTERM stops them in reverse start order within the deadline.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { configOrExit } from '../config';
 import { createLogger, type Logger } from '../log';
 import { DIST_ROOT } from '../paths';
-import { backgroundLaunch, type BackgroundPriority } from './cpuPriority';
+import { type BackgroundPriority, backgroundLaunch } from './cpuPriority';
 import { onShutdown, SHUTDOWN_DEADLINE_MS } from './shutdown';
 
 export interface ChildSpec {
@@ -73,7 +73,10 @@ export class Supervisor {
     this.running.set(spec.name, child);
     this.logger.info({ child: spec.name, pid: child.pid, cpu: launch.how }, 'child started');
     if (spec.priority === 'idle' && launch.how !== 'SCHED_IDLE') {
-      this.logger.warn({ child: spec.name, cpu: launch.how }, 'SCHED_IDLE unavailable (no working chrt): background role runs niced instead');
+      this.logger.warn(
+        { child: spec.name, cpu: launch.how },
+        'SCHED_IDLE unavailable (no working chrt): background role runs niced instead',
+      );
     }
     child.on('message', (message: { type?: string }) => {
       if (message?.type !== 'ready' || started) return;
@@ -88,7 +91,10 @@ export class Supervisor {
       const failures = started ? 0 : failedStarts + 1;
       const reason = lastLine() ?? `exit code ${code ?? signal}`;
       if (failures >= MAX_FAILED_STARTS) {
-        this.logger.fatal({ child: spec.name, failedStarts: failures, reason }, `${spec.name} failed to start ${failures} times in a row; giving up`);
+        this.logger.fatal(
+          { child: spec.name, failedStarts: failures, reason },
+          `${spec.name} failed to start ${failures} times in a row; giving up`,
+        );
         this.waiters.get(spec.name)?.reject(new Error(`${spec.name} failed to start: ${reason}`));
         this.waiters.delete(spec.name);
         this.onGiveUp(spec.name, reason);
@@ -98,7 +104,10 @@ export class Supervisor {
       const nextCrashes = Date.now() - startedAt > STABLE_AFTER_MS ? 1 : crashes + 1;
       const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** (nextCrashes - 1));
       this.restarts.set(spec.name, this.restartCount(spec.name) + 1);
-      this.logger.error({ child: spec.name, code, signal, reason, failedStarts: failures, restartInMs: delay }, 'child exited; restarting');
+      this.logger.error(
+        { child: spec.name, code, signal, reason, failedStarts: failures, restartInMs: delay },
+        'child exited; restarting',
+      );
       // Not unref'd: while a child waits to be restarted, nothing else may keep the supervisor alive.
       setTimeout(() => {
         if (!this.stopping) this.launch(spec, nextCrashes, failures);

@@ -38,7 +38,11 @@ export function ingestPayloadKey(queueQualifiedName: string, jobId: string): str
 export function ingestEnqueuer(queue: ProducerQueue, memoryLimitPercent: number, logger?: Logger) {
   const guard = new QueueMemoryHeadroom(queue.ownRedis(), memoryLimitPercent, logger);
   const qn = queue.qualifiedName;
-  const enqueue = async (jobId: string, { data, payload }: QueuedIngest, { mark = false } = {}): Promise<'queued' | 'voided'> => {
+  const enqueue = async (
+    jobId: string,
+    { data, payload }: QueuedIngest,
+    { mark = false } = {},
+  ): Promise<'queued' | 'voided'> => {
     await guard.ensure();
     const opts = { ...INGEST_JOB_OPTIONS, jobId };
     if (data.rows === 0 && !mark) {
@@ -46,9 +50,16 @@ export function ingestEnqueuer(queue: ProducerQueue, memoryLimitPercent: number,
       return 'queued';
     }
     const marks = mark
-      ? { queued: queuedMarkKey(qn, jobId), void: voidMarkKey(qn, jobId), job: queue.toKey(jobId), ttlSeconds: QUEUED_MARK_TTL_SECONDS }
+      ? {
+          queued: queuedMarkKey(qn, jobId),
+          void: voidMarkKey(qn, jobId),
+          job: queue.toKey(jobId),
+          ttlSeconds: QUEUED_MARK_TTL_SECONDS,
+        }
       : undefined;
-    return (await queue.addWithPayload(INGEST_JOB_NAME, data, opts, ingestPayloadKey(qn, jobId), payload, marks)) ? 'queued' : 'voided';
+    return (await queue.addWithPayload(INGEST_JOB_NAME, data, opts, ingestPayloadKey(qn, jobId), payload, marks))
+      ? 'queued'
+      : 'voided';
   };
   return Object.assign(enqueue, {
     ensureRoom: () => guard.ensure(),
@@ -64,7 +75,10 @@ export type IngestEnqueue = ReturnType<typeof ingestEnqueuer>;
  * deleting its payload, or by a job removed by hand. A payload is written in one MULTI with its job, so
  * a payload without a job is never one whose job is still on its way.
  */
-export async function sweepOrphanPayloads(redis: Redis, queueQualifiedName: string): Promise<{ scanned: number; deleted: number }> {
+export async function sweepOrphanPayloads(
+  redis: Redis,
+  queueQualifiedName: string,
+): Promise<{ scanned: number; deleted: number }> {
   const head = ingestPayloadKey(queueQualifiedName, '');
   const pattern = `${head.replace(/[*?[\]\\]/g, '\\$&')}*`;
   let cursor = '0';
@@ -75,7 +89,9 @@ export async function sweepOrphanPayloads(redis: Redis, queueQualifiedName: stri
     cursor = next;
     if (keys.length === 0) continue;
     scanned += keys.length;
-    const exists = await redis.pipeline(keys.map((k) => ['exists', `${queueQualifiedName}:${k.slice(head.length)}`])).exec();
+    const exists = await redis
+      .pipeline(keys.map((k) => ['exists', `${queueQualifiedName}:${k.slice(head.length)}`]))
+      .exec();
     const orphans = keys.filter((_, i) => exists?.[i]?.[1] === 0);
     if (orphans.length > 0) deleted += await redis.unlink(...orphans);
   } while (cursor !== '0');

@@ -48,7 +48,11 @@ return table.concat(out)`;
  * For each request token: whether its job is queued (true), or it is voided now (false), so that a job of
  * it arriving later is dropped and its request answered 503.
  */
-export async function voidUnlessQueued(redis: Redis, queueQualifiedName: string, tokens: readonly string[]): Promise<boolean[]> {
+export async function voidUnlessQueued(
+  redis: Redis,
+  queueQualifiedName: string,
+  tokens: readonly string[],
+): Promise<boolean[]> {
   if (tokens.length === 0) return [];
   const keys = tokens.flatMap((t) => [queuedMarkKey(queueQualifiedName, t), voidMarkKey(queueQualifiedName, t)]);
   const reply = (await redis.eval(VOID_UNLESS_QUEUED, keys.length, ...keys, String(VOID_MARK_TTL_SECONDS))) as string;
@@ -56,14 +60,22 @@ export async function voidUnlessQueued(redis: Redis, queueQualifiedName: string,
 }
 
 /** Whether each request's job is queued (its queued mark exists); read-only. */
-export async function queuedMarks(redis: Redis, queueQualifiedName: string, tokens: readonly string[]): Promise<boolean[]> {
+export async function queuedMarks(
+  redis: Redis,
+  queueQualifiedName: string,
+  tokens: readonly string[],
+): Promise<boolean[]> {
   if (tokens.length === 0) return [];
   const marks = await redis.mget(...tokens.map((t) => queuedMarkKey(queueQualifiedName, t)));
   return marks.map((m) => m !== null);
 }
 
 /** For the worker: which of these jobs (ids = request tokens) are void. */
-export async function voidedJobs(redis: Redis, queueQualifiedName: string, ids: readonly string[]): Promise<Set<string>> {
+export async function voidedJobs(
+  redis: Redis,
+  queueQualifiedName: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const marks = await redis.mget(...ids.map((id) => voidMarkKey(queueQualifiedName, id)));
   return new Set(ids.filter((_, i) => marks[i] !== null));

@@ -49,13 +49,19 @@ export class QueueMemoryHeadroom {
       this.refreshing ??= this.refresh().finally(() => (this.refreshing = undefined));
       await this.refreshing;
     }
-    if (this.full()) throw serviceUnavailable('Ingestion is over capacity: events wait to be stored; retry shortly', QUEUE_FULL_RETRY_AFTER_S);
+    if (this.full())
+      throw serviceUnavailable(
+        'Ingestion is over capacity: events wait to be stored; retry shortly',
+        QUEUE_FULL_RETRY_AFTER_S,
+      );
   }
 
   /** Whether the last trusted sample is at or over the limit (false without a limit or a sample). */
   full(): boolean {
     const s = this.sample;
-    return s !== undefined && s.max > 0 && s.used >= (s.max * this.limitPercent) / 100 && this.now() - s.at < TRUST_SAMPLE_MS;
+    return (
+      s !== undefined && s.max > 0 && s.used >= (s.max * this.limitPercent) / 100 && this.now() - s.at < TRUST_SAMPLE_MS
+    );
   }
 
   private async refresh(): Promise<void> {
@@ -68,14 +74,21 @@ export class QueueMemoryHeadroom {
       // An unreachable Redis fails the enqueue anyway; one that refuses INFO (an ACL) disables the limit.
       if (!this.infoRefused && /NOPERM|unknown command/i.test((err as Error).message)) {
         this.infoRefused = true;
-        this.logger?.warn({ err: (err as Error).message }, 'queue Redis refuses INFO: QUEUE_MEMORY_LIMIT_PERCENT is not enforced');
+        this.logger?.warn(
+          { err: (err as Error).message },
+          'queue Redis refuses INFO: QUEUE_MEMORY_LIMIT_PERCENT is not enforced',
+        );
       }
       return;
     }
     this.sample = { ...parseInfoMemory(info), at: this.now() };
     // Once per change, not per refused request.
     const { used, max } = this.sample;
-    if (this.full() && !wasFull) this.logger?.warn({ used, max, limitPercent: this.limitPercent }, 'queue Redis nearly full: ingestion answers 503 until the writers drain it');
+    if (this.full() && !wasFull)
+      this.logger?.warn(
+        { used, max, limitPercent: this.limitPercent },
+        'queue Redis nearly full: ingestion answers 503 until the writers drain it',
+      );
     if (!this.full() && wasFull) this.logger?.info({ used, max }, 'queue Redis has room again: ingestion resumed');
   }
 }
@@ -88,8 +101,14 @@ export async function warnUnlessMemoryBounded(redis: Redis, limitPercent: number
   if (limitPercent >= 100) return;
   try {
     const { max } = parseInfoMemory(await redis.info('memory'));
-    if (max === 0) logger.warn('queue Redis has no maxmemory: QUEUE_MEMORY_LIMIT_PERCENT cannot bound the ingest backlog; set maxmemory (with noeviction)');
+    if (max === 0)
+      logger.warn(
+        'queue Redis has no maxmemory: QUEUE_MEMORY_LIMIT_PERCENT cannot bound the ingest backlog; set maxmemory (with noeviction)',
+      );
   } catch (err) {
-    logger.warn({ err: (err as Error).message }, 'could not read queue Redis memory (INFO refused?): QUEUE_MEMORY_LIMIT_PERCENT may not be enforced');
+    logger.warn(
+      { err: (err as Error).message },
+      'could not read queue Redis memory (INFO refused?): QUEUE_MEMORY_LIMIT_PERCENT may not be enforced',
+    );
   }
 }

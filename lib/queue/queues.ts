@@ -1,6 +1,6 @@
 // Queue names and factories. Producers (the API) get fail-fast connections so a Redis outage turns into a
 // 503 instead of a request that hangs; workers get blocking ones.
-import { Job, Queue, type JobsOptions } from 'bullmq';
+import { Job, type JobsOptions, Queue } from 'bullmq';
 import { bullPrefix, createRedis, type Redis } from '../redis';
 import { MARK_QUEUED_UNLESS_VOID } from './ingestMarks';
 

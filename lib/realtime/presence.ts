@@ -12,7 +12,7 @@
 // partial one, so it covers between 29 and 30 minutes and never counts a pageview older than 30 minutes.
 import type { RealtimeData } from '../external/schemas';
 import type { Logger } from '../log';
-import { redisKey, type Redis } from '../redis';
+import { type Redis, redisKey } from '../redis';
 
 /** A pageview seen by ingestion. */
 export interface PresenceHit {
@@ -154,7 +154,8 @@ function commands(redis: Redis): PresenceCommands {
 
 const seenKey = (prefix: string, websiteId: string) => redisKey(prefix, 'rt', websiteId, 'seen');
 const whereKey = (prefix: string, websiteId: string) => redisKey(prefix, 'rt', websiteId, 'where');
-const minuteKey = (prefix: string, websiteId: string, minute: number) => redisKey(prefix, 'rt', websiteId, 'pv', String(minute));
+const minuteKey = (prefix: string, websiteId: string, minute: number) =>
+  redisKey(prefix, 'rt', websiteId, 'pv', String(minute));
 
 // The hash value splits at its first tab, so the country must never hold one; anything but a two-letter
 // code counts as unknown.
@@ -167,12 +168,20 @@ function place(hit: PresenceHit): string {
  * Records pageviews in one round trip, whatever the number of hits and websites. Hits older than 30 minutes
  * are ignored, future ones count as now; only hits from the last 5 minutes move a visitor's presence.
  */
-export async function recordPresence(redis: Redis, prefix: string, hits: PresenceHit[], now = Date.now()): Promise<void> {
+export async function recordPresence(
+  redis: Redis,
+  prefix: string,
+  hits: PresenceHit[],
+  now = Date.now(),
+): Promise<void> {
   const oldest = now - WINDOW_MINUTES * MINUTE_MS;
   const liveFrom = now - LIVE_MS;
   const firstMinute = Math.floor(now / MINUTE_MS) - (WINDOW_MINUTES - 1);
   // Reduced here so the script does one write per visitor and one INCRBY per minute, not one per hit.
-  const sites = new Map<string, { visitors: Map<string, { ts: number; hit: PresenceHit }>; minutes: Map<number, number> }>();
+  const sites = new Map<
+    string,
+    { visitors: Map<string, { ts: number; hit: PresenceHit }>; minutes: Map<number, number> }
+  >();
   for (const hit of hits) {
     if (!Number.isFinite(hit.ts) || hit.ts < oldest) continue;
     const ts = Math.min(hit.ts, now);
@@ -203,11 +212,24 @@ export async function recordPresence(redis: Redis, prefix: string, hits: Presenc
       args.push(n, Math.ceil(minute * MINUTE_MS + BUCKET_TTL_MS - now));
     }
   }
-  await commands(redis).tidemarkPresenceWrite(keys.length, ...keys, liveFrom, LIVE_TTL_MS, MAX_LIVE_PER_WEBSITE, sites.size, ...args);
+  await commands(redis).tidemarkPresenceWrite(
+    keys.length,
+    ...keys,
+    liveFrom,
+    LIVE_TTL_MS,
+    MAX_LIVE_PER_WEBSITE,
+    sites.size,
+    ...args,
+  );
 }
 
 /** The website's live picture as of `now`, in one round trip (the read also prunes stale visitors). */
-export async function realtimeSnapshot(redis: Redis, prefix: string, websiteId: string, now = Date.now()): Promise<RealtimeData> {
+export async function realtimeSnapshot(
+  redis: Redis,
+  prefix: string,
+  websiteId: string,
+  now = Date.now(),
+): Promise<RealtimeData> {
   const lastMinute = Math.floor(now / MINUTE_MS);
   const keys = [seenKey(prefix, websiteId), whereKey(prefix, websiteId)];
   for (let m = lastMinute - (WINDOW_MINUTES - 1); m <= lastMinute; m++) keys.push(minuteKey(prefix, websiteId, m));

@@ -3,13 +3,14 @@
 // says so — and approximates events by pageviews; v2 computes every metric under any filter, counts events
 // truly, and can compare with the previous period.
 import type { ClickHouseClient } from '../clickhouse/client';
-import type { Filter, Metric, Property, StatsEndpoint, StatsParams, StatsVersion } from './params';
-import { bucketLabels, previousPeriod, resolvePeriod, type ResolvedPeriod } from './period';
 import type { Dimension, MetricValues, StatsRow } from './model';
+import type { Filter, Metric, Property, StatsEndpoint, StatsParams, StatsVersion } from './params';
+import { bucketLabels, previousPeriod, type ResolvedPeriod, resolvePeriod } from './period';
 import { byMetricDesc, runStats } from './run';
 import { today } from './time';
 
-export const V1_FILTER_NOTE = 'V1 limitation: with filters only visitors is computed; other metrics are null. Use /api/external/v2 for every metric under filters.';
+export const V1_FILTER_NOTE =
+  'V1 limitation: with filters only visitors is computed; other metrics are null. Use /api/external/v2 for every metric under filters.';
 
 /** The breakdown row key of each property (DESIGN §3: its short name). */
 export const PROPERTY_KEYS: Record<Property, { key: string; dimension: Dimension }> = {
@@ -51,10 +52,17 @@ function rulesFor(version: StatsVersion, filtered: boolean): Rules {
   }
   return {
     computed: (metrics) =>
-      filtered ? (metrics.includes('visitors') ? ['visitors'] : []) : [...new Set(metrics.map((m) => (m === 'events' ? 'pageviews' : m)))],
+      filtered
+        ? metrics.includes('visitors')
+          ? ['visitors']
+          : []
+        : [...new Set(metrics.map((m) => (m === 'events' ? 'pageviews' : m)))],
     present: (metrics, values) =>
       Object.fromEntries(
-        metrics.map((m) => [m, filtered && m !== 'visitors' ? null : ((m === 'events' ? values?.pageviews : values?.[m]) ?? 0)]),
+        metrics.map((m) => [
+          m,
+          filtered && m !== 'visitors' ? null : ((m === 'events' ? values?.pageviews : values?.[m]) ?? 0),
+        ]),
       ),
     note: filtered ? V1_FILTER_NOTE : undefined,
   };
@@ -87,7 +95,13 @@ export async function statsResponse(
   const period = resolvePeriod(params.period, anchor, website.timezone) as ResolvedPeriod; // syntax checked already
   const filtered = params.filters.length > 0;
   const rules = rulesFor(version, filtered);
-  const base = { websiteId: website.id, timeZone: website.timezone, start: period.start, end: period.end, filters: params.filters };
+  const base = {
+    websiteId: website.id,
+    timeZone: website.timezone,
+    start: period.start,
+    end: period.end,
+    filters: params.filters,
+  };
 
   if (endpoint === 'aggregate') {
     const metrics = rules.computed(params.metrics);
@@ -96,16 +110,28 @@ export async function statsResponse(
     let previous: Record<string, number | null> | undefined;
     const before = params.compare === 'previous_period' ? previousPeriod(period, website.timezone) : undefined;
     if (before) {
-      const [prev] = metrics.length ? await runStats(clickhouse, { ...base, start: before.start, end: before.end, metrics }) : [];
+      const [prev] = metrics.length
+        ? await runStats(clickhouse, { ...base, start: before.start, end: before.end, metrics })
+        : [];
       previous = rules.present(params.metrics, prev?.values);
     }
     return {
       results: Object.fromEntries(
-        Object.entries(values).map(([m, value]) => [m, previous ? { value, change: percentChange(value, previous[m]) } : { value }]),
+        Object.entries(values).map(([m, value]) => [
+          m,
+          previous ? { value, change: percentChange(value, previous[m]) } : { value },
+        ]),
       ),
       meta: {
         ...periodMeta(period, params.filters, rules.note),
-        ...(before ? { compare: { period_start: new Date(before.start).toISOString(), period_end: new Date(before.end).toISOString() } } : {}),
+        ...(before
+          ? {
+              compare: {
+                period_start: new Date(before.start).toISOString(),
+                period_end: new Date(before.end).toISOString(),
+              },
+            }
+          : {}),
       },
     };
   }
@@ -128,7 +154,9 @@ export async function statsResponse(
   const property = PROPERTY_KEYS[params.property!];
   const metrics = [...new Set<Metric>(['visitors', ...rules.computed(params.metrics)])];
   // A breakdown row names a value: events without one (no page, no geo) are not a row.
-  const rows = (await runStats(clickhouse, { ...base, metrics, dimension: property.dimension })).filter((r) => r.key !== '');
+  const rows = (await runStats(clickhouse, { ...base, metrics, dimension: property.dimension })).filter(
+    (r) => r.key !== '',
+  );
   rows.sort(byMetricDesc('visitors'));
   const offset = (params.page - 1) * params.limit;
   const pageRows: StatsRow[] = rows.slice(offset, offset + params.limit);
@@ -141,7 +169,12 @@ export async function statsResponse(
       property: params.property,
       filters_applied: filtersApplied(params.filters),
       ...(rules.note ? { note: rules.note } : {}),
-      pagination: { page: params.page, limit: params.limit, total: rows.length, has_more: offset + pageRows.length < rows.length },
+      pagination: {
+        page: params.page,
+        limit: params.limit,
+        total: rows.length,
+        has_more: offset + pageRows.length < rows.length,
+      },
     },
   };
 }

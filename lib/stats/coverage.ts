@@ -6,8 +6,8 @@
 // old, and queued jobs need a moment to land). In between, an event landing late for the day leaves a late
 // mark (migration 011) newer than the day's version: readers then read that day raw, and the next run of the
 // job rolls it up again. Visits still getting events after a day closes are counted as they stood then.
-import { selectRows, type ClickHouseClient } from '../clickhouse/client';
-import { addDays, daysBetween, formatDate, parseDate, today, type LocalDate } from './time';
+import { type ClickHouseClient, selectRows } from '../clickhouse/client';
+import { addDays, daysBetween, formatDate, type LocalDate, parseDate, today } from './time';
 
 export const RAW_TAIL_MS = 26 * 3600_000;
 /** A day is rolled up provisionally this long after it ends… */
@@ -73,7 +73,11 @@ export async function cachedCoverage(clickhouse: ClickHouseClient, websiteId: st
 }
 
 /** The computed days of a website in a time zone, when they form one unbroken run. */
-export async function rollupCoverage(clickhouse: ClickHouseClient, websiteId: string, timeZone: string): Promise<RollupCoverage | undefined> {
+export async function rollupCoverage(
+  clickhouse: ClickHouseClient,
+  websiteId: string,
+  timeZone: string,
+): Promise<RollupCoverage | undefined> {
   const rows = await selectRows<{ d: string; v: string; f: number; r: string; n: string }>(
     clickhouse,
     `SELECT toString(date) AS d, toString(max(version)) AS v, argMax(final, version) AS f, toString(argMax(reach, version)) AS r, count() AS n
@@ -130,7 +134,11 @@ export async function cachedMarks(clickhouse: ClickHouseClient, websiteId: strin
 }
 
 /** The rolled-up days (YYYY-MM-DD) a late mark is newer than (their rows miss an event), with their newest mark. */
-export function staleDays(coverage: Pick<RollupCoverage, 'days'>, marks: readonly LateMark[], timeZone: string): Map<string, number> {
+export function staleDays(
+  coverage: Pick<RollupCoverage, 'days'>,
+  marks: readonly LateMark[],
+  timeZone: string,
+): Map<string, number> {
   const stale = new Map<string, number>();
   for (const mark of marks) {
     // A mark concerns its bucket's day, and earlier provisional days whose visits could reach its bucket.
@@ -163,7 +171,14 @@ const knownWindows = new Map<string, { at: number; madeAt: number; run: string }
  * when it was made from their versions up to `newest` (ms): a window made before a day was rolled up again
  * misses what changed. Undefined when there is none; readers read that run's rows only.
  */
-export async function windowRun(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, first: string, last: string, newest: number): Promise<string | undefined> {
+export async function windowRun(
+  clickhouse: ClickHouseClient,
+  websiteId: string,
+  timeZone: string,
+  first: string,
+  last: string,
+  newest: number,
+): Promise<string | undefined> {
   const key = `${websiteId}|${timeZone}|${first}|${last}`;
   // made_at has whole seconds; the window's run began after the versions it read.
   const fresh = (madeAt: number) => madeAt >= Math.floor(newest / 1000) * 1000;
@@ -186,4 +201,3 @@ export async function windowRun(clickhouse: ClickHouseClient, websiteId: string,
   remember(knownWindows, key, { madeAt, run: row.r });
   return fresh(madeAt) ? row.r : undefined;
 }
-

@@ -55,7 +55,15 @@ export interface StatsRow {
 }
 
 /** Dimensions whose event metrics several breakdowns can share one pass for. */
-export type EventDimension = 'country' | 'device' | 'browser' | 'os' | 'source' | 'utm_source' | 'utm_medium' | 'utm_campaign';
+export type EventDimension =
+  | 'country'
+  | 'device'
+  | 'browser'
+  | 'os'
+  | 'source'
+  | 'utm_source'
+  | 'utm_medium'
+  | 'utm_campaign';
 
 /** [start, end) instants (ms) read from the raw tables; a query reads one or two of them. */
 export interface Window {
@@ -69,6 +77,15 @@ export interface Window {
  * filters, breakdowns and metrics alike; '' when the session has no pageview. An event without a session
  * keeps its own value. Every filter key but the page is one (docs/api.md).
  */
-export const VISIT_KEYS = ['country', 'browser', 'device', 'os', 'source', 'utm_source', 'utm_medium', 'utm_campaign'] as const;
+export const VISIT_KEYS = [
+  'country',
+  'browser',
+  'device',
+  'os',
+  'source',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+] as const;
 export type VisitKey = (typeof VISIT_KEYS)[number];
 export const isVisitKey = (key: string): key is VisitKey => (VISIT_KEYS as readonly string[]).includes(key);

@@ -1,22 +1,23 @@
 // Stats API v1 parameters (spec "Stats API", DESIGN §3): one error code per failing request, checked in the
 // documented order — site_id, period, metrics, property, metric names, property name, period value, custom
 // syntax, custom length, interval, then limit/page and filters. A parameter given twice is refused first.
+
+import { UUID } from '../checks';
 import {
   checkPeriod,
   DATE_RANGE_TEXT,
   FIRST_DATE,
   INTERVALS,
+  type Interval,
   intervalAllowed,
   MAX_CUSTOM_DAYS,
   PERIODS,
+  type PeriodError,
   previousPeriod,
   resolvePeriod,
   withinSupportedDates,
-  type Interval,
-  type PeriodError,
 } from './period';
-import { parseDate, type LocalDate } from './time';
-import { UUID } from '../checks';
+import { type LocalDate, parseDate } from './time';
 
 const PERIOD_MESSAGES: Record<PeriodError, string> = {
   INVALID_PERIOD: `period must be one of ${PERIODS.join(', ')} or custom:YYYY-MM-DD,YYYY-MM-DD`,
@@ -27,7 +28,14 @@ const PERIOD_MESSAGES: Record<PeriodError, string> = {
 export const METRICS = ['visitors', 'pageviews', 'visit_duration', 'bounce_rate', 'events'] as const;
 export type Metric = (typeof METRICS)[number];
 
-export const PROPERTIES = ['event:page', 'visit:country', 'visit:browser', 'visit:device', 'visit:os', 'visit:source'] as const;
+export const PROPERTIES = [
+  'event:page',
+  'visit:country',
+  'visit:browser',
+  'visit:device',
+  'visit:os',
+  'visit:source',
+] as const;
 /** v2 adds campaign and entry/exit page breakdowns. */
 export const V2_PROPERTIES = [
   ...PROPERTIES,
@@ -40,7 +48,17 @@ export const V2_PROPERTIES = [
 export type Property = (typeof V2_PROPERTIES)[number];
 export type StatsVersion = 'v1' | 'v2';
 
-export const FILTER_KEYS = ['country', 'browser', 'device', 'os', 'source', 'utm_source', 'utm_medium', 'utm_campaign', 'page'] as const;
+export const FILTER_KEYS = [
+  'country',
+  'browser',
+  'device',
+  'os',
+  'source',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'page',
+] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 
 export interface Filter {
@@ -72,7 +90,6 @@ export interface StatsParamError {
   message: string;
 }
 
-
 function fail(code: string, message: string): { error: StatsParamError } {
   return { error: { code, message } };
 }
@@ -80,9 +97,26 @@ function fail(code: string, message: string): { error: StatsParamError } {
 const single = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The query parameters the Stats endpoints read; each may be given once. */
-const PARAMETERS = ['site_id', 'period', 'date', 'metrics', 'property', 'interval', 'limit', 'page', 'filters', 'compare'] as const;
+const PARAMETERS = [
+  'site_id',
+  'period',
+  'date',
+  'metrics',
+  'property',
+  'interval',
+  'limit',
+  'page',
+  'filters',
+  'compare',
+] as const;
 
-function positiveInt(raw: string | undefined, name: string, min: number, max: number, fallback: number): number | StatsParamError {
+function positiveInt(
+  raw: string | undefined,
+  name: string,
+  min: number,
+  max: number,
+  fallback: number,
+): number | StatsParamError {
   if (raw === undefined) return fallback;
   if (!/^\d{1,7}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
     return { code: 'VALIDATION_ERROR', message: `${name} must be a whole number from ${min} to ${max}` };
@@ -99,10 +133,14 @@ export function parseFilters(raw: string): Filter[] | StatsParamError {
     if (!m) return { code: 'VALIDATION_ERROR', message: `filter "${clause.slice(0, 50)}" has no operator (== or !=)` };
     const key = m[1].trim();
     if (!(FILTER_KEYS as readonly string[]).includes(key)) {
-      return { code: 'UNKNOWN_FILTER_KEY', message: `unknown filter key "${key.slice(0, 50)}"; use one of ${FILTER_KEYS.join(', ')}` };
+      return {
+        code: 'UNKNOWN_FILTER_KEY',
+        message: `unknown filter key "${key.slice(0, 50)}"; use one of ${FILTER_KEYS.join(', ')}`,
+      };
     }
     const values = m[3].split(',').map((v) => v.trim());
-    if (values.some((v) => v === '')) return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has an empty value` };
+    if (values.some((v) => v === ''))
+      return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has an empty value` };
     filters.push({ key: key as FilterKey, operator: m[2] === '==' ? 'is' : 'is_not', values });
   }
   return filters;
@@ -116,21 +154,35 @@ export function parseJsonFilters(raw: string): Filter[] | StatsParamError {
   } catch {
     return { code: 'VALIDATION_ERROR', message: 'filters is not valid JSON' };
   }
-  if (!Array.isArray(parsed) || parsed.length > 20) return { code: 'VALIDATION_ERROR', message: 'filters must be an array of at most 20 [operator, key, values] clauses' };
+  if (!Array.isArray(parsed) || parsed.length > 20)
+    return {
+      code: 'VALIDATION_ERROR',
+      message: 'filters must be an array of at most 20 [operator, key, values] clauses',
+    };
   const filters: Filter[] = [];
   for (const clause of parsed) {
-    if (!Array.isArray(clause) || clause.length !== 3 || !['is', 'is_not', 'contains'].includes(clause[0]) || typeof clause[1] !== 'string') {
+    if (
+      !Array.isArray(clause) ||
+      clause.length !== 3 ||
+      !['is', 'is_not', 'contains'].includes(clause[0]) ||
+      typeof clause[1] !== 'string'
+    ) {
       return { code: 'VALIDATION_ERROR', message: 'each filter is [operator (is, is_not, contains), key, [values]]' };
     }
     const [operator, key, values] = clause as [Filter['operator'], string, unknown];
     if (!(FILTER_KEYS as readonly string[]).includes(key)) {
-      return { code: 'UNKNOWN_FILTER_KEY', message: `unknown filter key "${key.slice(0, 50)}"; use one of ${FILTER_KEYS.join(', ')}` };
+      return {
+        code: 'UNKNOWN_FILTER_KEY',
+        message: `unknown filter key "${key.slice(0, 50)}"; use one of ${FILTER_KEYS.join(', ')}`,
+      };
     }
-    if (Array.isArray(values) && values.length === 0) return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has no value` };
+    if (Array.isArray(values) && values.length === 0)
+      return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has no value` };
     if (!Array.isArray(values) || values.length > 100 || values.some((v) => typeof v !== 'string' || v.length > 500)) {
       return { code: 'VALIDATION_ERROR', message: `filter ${key} needs 1 to 100 string values` };
     }
-    if ((values as string[]).some((v) => v.trim() === '')) return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has an empty value` };
+    if ((values as string[]).some((v) => v.trim() === ''))
+      return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has an empty value` };
     filters.push({ key: key as FilterKey, operator, values: values as string[] });
   }
   return filters;
@@ -172,7 +224,8 @@ export function parseStatsParams(
 
   const metrics = metricsRaw.split(',').map((m) => m.trim());
   const badMetric = metrics.find((m) => !(METRICS as readonly string[]).includes(m));
-  if (badMetric !== undefined) return fail('INVALID_METRIC', `unknown metric "${badMetric.slice(0, 50)}"; use ${METRICS.join(', ')}`);
+  if (badMetric !== undefined)
+    return fail('INVALID_METRIC', `unknown metric "${badMetric.slice(0, 50)}"; use ${METRICS.join(', ')}`);
   const properties: readonly string[] = version === 'v2' ? V2_PROPERTIES : PROPERTIES;
   if (endpoint === 'breakdown' && !properties.includes(propertyRaw!)) {
     return fail('INVALID_PROPERTY', `property must be one of ${properties.join(', ')}`);
@@ -186,13 +239,18 @@ export function parseStatsParams(
   if (dateRaw !== undefined && (!date || !/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(dateRaw))) {
     return fail('VALIDATION_ERROR', 'date must be an ISO 8601 date (YYYY-MM-DD)');
   }
-  if (!anchoredWithin(period, date, false)) return fail('VALIDATION_ERROR', `date: the period must lie within ${DATE_RANGE_TEXT}`);
+  if (!anchoredWithin(period, date, false))
+    return fail('VALIDATION_ERROR', `date: the period must lie within ${DATE_RANGE_TEXT}`);
 
   const intervalRaw = endpoint === 'timeseries' ? (single(query.interval) ?? 'day') : 'day';
-  if (!(INTERVALS as readonly string[]).includes(intervalRaw)) return fail('VALIDATION_ERROR', `interval must be one of ${INTERVALS.join(', ')}`);
+  if (!(INTERVALS as readonly string[]).includes(intervalRaw))
+    return fail('VALIDATION_ERROR', `interval must be one of ${INTERVALS.join(', ')}`);
   const interval = intervalRaw as Interval;
   if (!intervalAllowed(interval, period)) {
-    return fail('INTERVAL_PERIOD_MISMATCH', interval === 'hour' ? 'interval hour needs period day' : 'interval month needs period month, 6mo, 12mo or custom');
+    return fail(
+      'INTERVAL_PERIOD_MISMATCH',
+      interval === 'hour' ? 'interval hour needs period day' : 'interval month needs period month, 6mo, 12mo or custom',
+    );
   }
 
   const limit = endpoint === 'breakdown' ? positiveInt(single(query.limit), 'limit', 1, 1000, 100) : 100;
@@ -202,12 +260,18 @@ export function parseStatsParams(
 
   const filtersRaw = single(query.filters);
   const filters =
-    filtersRaw === undefined ? [] : version === 'v2' && filtersRaw.trim().startsWith('[') ? parseJsonFilters(filtersRaw) : parseFilters(filtersRaw);
+    filtersRaw === undefined
+      ? []
+      : version === 'v2' && filtersRaw.trim().startsWith('[')
+        ? parseJsonFilters(filtersRaw)
+        : parseFilters(filtersRaw);
   if (!Array.isArray(filters)) return { error: filters };
 
   const compareRaw = version === 'v2' ? single(query.compare) : undefined;
-  if (compareRaw !== undefined && compareRaw !== 'previous_period') return fail('VALIDATION_ERROR', 'compare must be previous_period');
-  if (compareRaw !== undefined && endpoint !== 'aggregate') return fail('VALIDATION_ERROR', 'compare is available on aggregate only');
+  if (compareRaw !== undefined && compareRaw !== 'previous_period')
+    return fail('VALIDATION_ERROR', 'compare must be previous_period');
+  if (compareRaw !== undefined && endpoint !== 'aggregate')
+    return fail('VALIDATION_ERROR', 'compare is available on aggregate only');
   if (compareRaw !== undefined && !anchoredWithin(period, date, true)) {
     return fail('VALIDATION_ERROR', `date: the period compared with must lie within ${DATE_RANGE_TEXT}`);
   }

@@ -1,6 +1,16 @@
 // Stats API periods and intervals (spec "Stats API", DESIGN §3): which local dates a request covers, the UTC
 // instants that bound it, and every bucket label (zero-traffic buckets included) for its interval.
-import { addDays, addMonths, daysBetween, formatDate, hourLabels, parseDate, startOfDay, today, type LocalDate } from './time';
+import {
+  addDays,
+  addMonths,
+  daysBetween,
+  formatDate,
+  hourLabels,
+  type LocalDate,
+  parseDate,
+  startOfDay,
+  today,
+} from './time';
 
 export const PERIODS = ['day', '7d', '30d', 'month', '6mo', '12mo'] as const;
 export const INTERVALS = ['day', 'hour', 'month'] as const;
@@ -36,7 +46,8 @@ export interface ResolvedPeriod {
 
 /** Checks a period's syntax (no time zone needed): the spec's code for what is wrong, or undefined. */
 export function checkPeriod(period: string): PeriodError | undefined {
-  if (!period.startsWith('custom:')) return (PERIODS as readonly string[]).includes(period) ? undefined : 'INVALID_PERIOD';
+  if (!period.startsWith('custom:'))
+    return (PERIODS as readonly string[]).includes(period) ? undefined : 'INVALID_PERIOD';
   const range = customRange(period);
   return 'error' in range ? range.error : undefined;
 }
@@ -45,13 +56,18 @@ function customRange(period: string): { from: LocalDate; to: LocalDate } | { err
   const m = /^custom:(\d{4}-\d{2}-\d{2}),(\d{4}-\d{2}-\d{2})$/.exec(period);
   const from = m && parseDate(m[1]);
   const to = m && parseDate(m[2]);
-  if (!from || !to || daysBetween(from, to) < 0 || !withinSupportedDates(from, to)) return { error: 'INVALID_CUSTOM_PERIOD' };
+  if (!from || !to || daysBetween(from, to) < 0 || !withinSupportedDates(from, to))
+    return { error: 'INVALID_CUSTOM_PERIOD' };
   if (daysBetween(from, to) + 1 > MAX_CUSTOM_DAYS) return { error: 'PERIOD_TOO_LONG' };
   return { from, to };
 }
 
 /** Resolves a period around an anchor date in a time zone; an error names the spec's code. */
-export function resolvePeriod(period: string, anchor: LocalDate, timeZone: string): ResolvedPeriod | { error: PeriodError } {
+export function resolvePeriod(
+  period: string,
+  anchor: LocalDate,
+  timeZone: string,
+): ResolvedPeriod | { error: PeriodError } {
   let first: LocalDate;
   let last: LocalDate;
   if (period.startsWith('custom:')) {
@@ -128,5 +144,11 @@ export function resolveRange(range: string, timeZone: string, now = Date.now()):
   if (days === undefined) throw new RangeError(`unknown range ${range}`);
   const last = today(timeZone, now);
   const first = addDays(last, 1 - days);
-  return { period: range, first, last, start: startOfDay(first, timeZone), end: startOfDay(addDays(last, 1), timeZone) };
+  return {
+    period: range,
+    first,
+    last,
+    start: startOfDay(first, timeZone),
+    end: startOfDay(addDays(last, 1), timeZone),
+  };
 }

@@ -4,9 +4,9 @@
 // statement (sql/stats.ts), so both paths give the same numbers.
 import type { LateMark, RollupCoverage } from './coverage';
 import { staleDays, WINDOW_DIMS_EXCLUDED } from './coverage';
-import { isVisitKey, type Dimension, type ModelMetric, type RangeQuery, type StatsQuery, type Window } from './model';
+import { type Dimension, isVisitKey, type ModelMetric, type RangeQuery, type StatsQuery, type Window } from './model';
 import type { Filter } from './params';
-import { addDays, daysBetween, earlierDate, formatDate, laterDate, startOfDay, today, type LocalDate } from './time';
+import { addDays, daysBetween, earlierDate, formatDate, type LocalDate, laterDate, startOfDay, today } from './time';
 
 /** Which whole local days of a range the rollups answer. */
 export interface RollupPlan {
@@ -39,7 +39,10 @@ function midnightDate(instant: number, timeZone: string): LocalDate | undefined 
 }
 
 /** Which whole days of [start, end) the rollups answer; undefined when none (or the range is not whole days). */
-export function planDays(q: Pick<RangeQuery, 'timeZone' | 'start' | 'end'>, facts: CoverageFacts): RollupPlan | undefined {
+export function planDays(
+  q: Pick<RangeQuery, 'timeZone' | 'start' | 'end'>,
+  facts: CoverageFacts,
+): RollupPlan | undefined {
   const { timeZone, start, end } = q;
   const { coverage } = facts;
   const from = midnightDate(start, timeZone);
@@ -71,7 +74,15 @@ export function planDays(q: Pick<RangeQuery, 'timeZone' | 'start' | 'end'>, fact
     newestInRange = Math.max(newestInRange, known.version);
   }
   rawWindows.push({ start: startOfDay(addDays(last, 1), timeZone), end });
-  return { firstDay, lastDay, skipDays, pinned, newest: coverage.newest, newestInRange, rawWindows: rawWindows.filter((w) => w.end > w.start) };
+  return {
+    firstDay,
+    lastDay,
+    skipDays,
+    pinned,
+    newest: coverage.newest,
+    newestInRange,
+    rawWindows: rawWindows.filter((w) => w.end > w.start),
+  };
 }
 
 /**
@@ -141,7 +152,10 @@ export function visitSource(q: RangeQuery, facts: CoverageFacts): VisitSource {
   const range = { start: q.start, end: q.end };
   const days = q.filters.some((f) => isVisitKey(f.key)) ? planDays(q, facts) : undefined;
   if (!days) return { around: [range] };
-  return { around: [{ start: range.start, end: range.start }, ...days.rawWindows, { start: range.end, end: range.end }], days };
+  return {
+    around: [{ start: range.start, end: range.start }, ...days.rawWindows, { start: range.end, end: range.end }],
+    days,
+  };
 }
 
 const timeDimension = (q: Pick<StatsQuery, 'dimension'>) => q.dimension?.startsWith('time:') === true;
@@ -153,7 +167,8 @@ export function factsNeeded(q: StatsQuery): { coverage: boolean; window: boolean
   // Merged windows answer a range total or breakdown over the plan's days with one row per value: sketches
   // and sums (see windowSumsServe); by day only the total's visitors.
   const window =
-    dims !== undefined && (!timeDimension(q) || (byDay && q.total === true && q.metrics.includes('visitors') && q.filters.length === 0));
+    dims !== undefined &&
+    (!timeDimension(q) || (byDay && q.total === true && q.metrics.includes('visitors') && q.filters.length === 0));
   return { coverage: dims !== undefined || q.filters.some((f) => isVisitKey(f.key)), window };
 }
 
@@ -204,7 +219,8 @@ export interface StatsPlan {
 
 /** Decides a query's reads from its facts. */
 export function planStats(q: StatsQuery, facts: CoverageFacts): StatsPlan {
-  if (q.keys && (q.dimension === undefined || timeDimension(q))) throw new RangeError('keys need a breakdown dimension');
+  if (q.keys && (q.dimension === undefined || timeDimension(q)))
+    throw new RangeError('keys need a breakdown dimension');
   if (q.total && !timeDimension(q)) throw new RangeError('total needs a time dimension');
   const dims = rollupDims(q);
   const days = dims ? planDays(q, facts) : undefined;
@@ -213,7 +229,8 @@ export function planStats(q: StatsQuery, facts: CoverageFacts): StatsPlan {
   const wantVisitors = q.metrics.includes('visitors');
   const byDay = q.dimension === 'time:day';
   const run = days && factsNeeded(q).window ? facts.windowRun : undefined;
-  const windowSums = (dim: string) => run !== undefined && !timeDimension(q) && windowSumsServe(days!) && !WINDOW_DIMS_EXCLUDED.includes(dim);
+  const windowSums = (dim: string) =>
+    run !== undefined && !timeDimension(q) && windowSumsServe(days!) && !WINDOW_DIMS_EXCLUDED.includes(dim);
   // Rolled-up days read from rollups, the raw windows' events and sessions have visits begun around them.
   const visits = days ? { around: raw } : visitSource(q, facts);
   const plan: StatsPlan = { days, dims, raw, run, visits };
@@ -232,7 +249,10 @@ export function planStats(q: StatsQuery, facts: CoverageFacts): StatsPlan {
     const direct = raw.length > 0 && !window && !daily && !q.total;
     plan.events = { raw: raw.length > 0, daily, window, direct };
   }
-  if (bySessions(q) || q.metrics.some((m) => SESSION_METRICS.includes(m) && !(scoresByViews(q) && m === 'value_score'))) {
+  if (
+    bySessions(q) ||
+    q.metrics.some((m) => SESSION_METRICS.includes(m) && !(scoresByViews(q) && m === 'value_score'))
+  ) {
     const sums = dims !== undefined && windowSums(dims.sessions);
     plan.sessions = { raw: raw.length > 0, rolled: days ? { from: sums ? 'window' : 'daily', filtered } : undefined };
   }
@@ -241,7 +261,8 @@ export function planStats(q: StatsQuery, facts: CoverageFacts): StatsPlan {
 }
 
 /** By page, a visit's score counts for every page it viewed (not only its entry page). */
-export const scoresByViews = (q: Pick<StatsQuery, 'dimension' | 'metrics'>) => q.dimension === 'page' && q.metrics.includes('value_score');
+export const scoresByViews = (q: Pick<StatsQuery, 'dimension' | 'metrics'>) =>
+  q.dimension === 'page' && q.metrics.includes('value_score');
 
 /** Several breakdowns' event metrics in one pass (run.ts runEventBreakdowns). */
 export interface EventBreakdownsPlan {
@@ -258,5 +279,11 @@ export function planEventBreakdowns(q: RangeQuery, facts: CoverageFacts): EventB
   const days = q.filters.length === 0 ? planDays(q, facts) : undefined;
   const run = days ? facts.windowRun : undefined;
   const raw = days ? days.rawWindows : [{ start: q.start, end: q.end }];
-  return { days, raw, run, sums: run !== undefined && windowSumsServe(days!), visits: days ? { around: raw } : visitSource(q, facts) };
+  return {
+    days,
+    raw,
+    run,
+    sums: run !== undefined && windowSumsServe(days!),
+    visits: days ? { around: raw } : visitSource(q, facts),
+  };
 }

@@ -1,28 +1,59 @@
 // Runs stats queries: reads the coverage facts a query needs (coverage.ts), plans it (plan.ts), builds its
 // statement (sql/), runs it and shapes the rows.
-import { selectRows, type ClickHouseClient } from '../clickhouse/client';
+import { type ClickHouseClient, selectRows } from '../clickhouse/client';
 import { cachedCoverage, cachedMarks, marksSince, windowRun } from './coverage';
-import { isVisitKey, type EventDimension, type MetricValues, type ModelMetric, type RangeQuery, type StatsQuery, type StatsRow } from './model';
-import { bySessions, factsNeeded, planDays, planEventBreakdowns, planStats, scoresByViews, type CoverageFacts, type RollupPlan } from './plan';
+import {
+  type EventDimension,
+  isVisitKey,
+  type MetricValues,
+  type ModelMetric,
+  type RangeQuery,
+  type StatsQuery,
+  type StatsRow,
+} from './model';
+import {
+  bySessions,
+  type CoverageFacts,
+  factsNeeded,
+  planDays,
+  planEventBreakdowns,
+  planStats,
+  type RollupPlan,
+  scoresByViews,
+} from './plan';
 import { eventBreakdownsStatement } from './sql/eventBreakdowns';
-import { statsParts, statsStatement, WINDOW_KEY, type PartKind } from './sql/stats';
+import { type PartKind, statsParts, statsStatement, WINDOW_KEY } from './sql/stats';
 
 /**
  * The coverage facts of a query's range: the rollups' coverage and late marks (remembered briefly), and,
  * when `window`, the run of the merged window over the rolled-up days the range would read.
  */
-export async function coverageFacts(clickhouse: ClickHouseClient, q: RangeQuery, needs: { coverage: boolean; window: boolean }): Promise<CoverageFacts> {
+export async function coverageFacts(
+  clickhouse: ClickHouseClient,
+  q: RangeQuery,
+  needs: { coverage: boolean; window: boolean },
+): Promise<CoverageFacts> {
   if (!needs.coverage) return {};
   const coverage = await cachedCoverage(clickhouse, q.websiteId, q.timeZone);
   if (!coverage) return {};
   const marks = await cachedMarks(clickhouse, q.websiteId, marksSince(coverage));
   const days = needs.window ? planDays(q, { coverage, marks }) : undefined;
   if (!days) return { coverage, marks };
-  return { coverage, marks, windowRun: await windowRun(clickhouse, q.websiteId, q.timeZone, days.firstDay, days.lastDay, days.newestInRange) };
+  return {
+    coverage,
+    marks,
+    windowRun: await windowRun(clickhouse, q.websiteId, q.timeZone, days.firstDay, days.lastDay, days.newestInRange),
+  };
 }
 
 /** Which whole days of [start, end) the rollups answer; undefined when none (or the range is not whole days). */
-export async function rollupPlan(clickhouse: ClickHouseClient, websiteId: string, timeZone: string, start: number, end: number): Promise<RollupPlan | undefined> {
+export async function rollupPlan(
+  clickhouse: ClickHouseClient,
+  websiteId: string,
+  timeZone: string,
+  start: number,
+  end: number,
+): Promise<RollupPlan | undefined> {
   const q = { websiteId, timeZone, start, end, filters: [] };
   return planDays(q, await coverageFacts(clickhouse, q, { coverage: true, window: false }));
 }
@@ -67,7 +98,8 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
 
 /** Breakdown order: by a metric, largest first, ties by the row's value ascending. */
 export function byMetricDesc(metric: ModelMetric) {
-  return (a: StatsRow, b: StatsRow) => (b.values[metric] ?? 0) - (a.values[metric] ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  return (a: StatsRow, b: StatsRow) =>
+    (b.values[metric] ?? 0) - (a.values[metric] ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 }
 
 function pick(values: MetricValues, metrics: readonly ModelMetric[]): MetricValues {
@@ -80,12 +112,26 @@ function pick(values: MetricValues, metrics: readonly ModelMetric[]): MetricValu
  * Event metrics (visitors, pageviews, events) by several dimensions at once, plus the total under key ''
  * of dimension 'total'.
  */
-export async function runEventBreakdowns(clickhouse: ClickHouseClient, q: RangeQuery, dimensions: readonly EventDimension[]): Promise<Record<EventDimension | 'total', StatsRow[]>> {
+export async function runEventBreakdowns(
+  clickhouse: ClickHouseClient,
+  q: RangeQuery,
+  dimensions: readonly EventDimension[],
+): Promise<Record<EventDimension | 'total', StatsRow[]>> {
   const unfiltered = q.filters.length === 0;
-  const facts = await coverageFacts(clickhouse, q, { coverage: unfiltered || q.filters.some((f) => isVisitKey(f.key)), window: unfiltered });
+  const facts = await coverageFacts(clickhouse, q, {
+    coverage: unfiltered || q.filters.some((f) => isVisitKey(f.key)),
+    window: unfiltered,
+  });
   const { sql, params } = eventBreakdownsStatement(q, dimensions, planEventBreakdowns(q, facts));
-  const out = Object.fromEntries([...dimensions, 'total'].map((d) => [d, [] as StatsRow[]])) as Record<EventDimension | 'total', StatsRow[]>;
-  for (const r of await selectRows<{ d: string; k: string; visitors: string; pageviews: string; events: string }>(clickhouse, sql, params)) {
+  const out = Object.fromEntries([...dimensions, 'total'].map((d) => [d, [] as StatsRow[]])) as Record<
+    EventDimension | 'total',
+    StatsRow[]
+  >;
+  for (const r of await selectRows<{ d: string; k: string; visitors: string; pageviews: string; events: string }>(
+    clickhouse,
+    sql,
+    params,
+  )) {
     out[(r.d === '' ? 'total' : r.d) as EventDimension | 'total'].push({
       key: r.k,
       values: { visitors: Number(r.visitors), pageviews: Number(r.pageviews), events: Number(r.events) },

@@ -31,8 +31,16 @@ export interface LocalParts {
 
 export function localParts(instant: number, timeZone: string): LocalParts {
   const parts: Record<string, number> = {};
-  for (const p of formatter(timeZone).formatToParts(new Date(instant))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+  for (const p of formatter(timeZone).formatToParts(new Date(instant)))
+    if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  return {
+    year: parts.year,
+    month: parts.month,
+    day: parts.day,
+    hour: parts.hour,
+    minute: parts.minute,
+    second: parts.second,
+  };
 }
 
 /** The zone's offset from UTC at an instant, in milliseconds (positive east of Greenwich). */
@@ -78,7 +86,8 @@ export function parseDate(text: string): LocalDate | undefined {
   if (!m) return undefined;
   const d = { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) };
   const check = new Date(Date.UTC(d.year, d.month - 1, d.day));
-  if (check.getUTCFullYear() !== d.year || check.getUTCMonth() + 1 !== d.month || check.getUTCDate() !== d.day) return undefined;
+  if (check.getUTCFullYear() !== d.year || check.getUTCMonth() + 1 !== d.month || check.getUTCDate() !== d.day)
+    return undefined;
   return d;
 }
 

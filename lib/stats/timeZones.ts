@@ -143,13 +143,19 @@ export function usableTimeZone(stored: string): string {
  */
 export async function adoptServerTimeZones(clickhouse: ClickHouseClient, logger: Logger): Promise<void> {
   try {
-    const result = await clickhouse.query({ query: 'SELECT time_zone FROM system.time_zones', format: 'JSONCompactEachRow' });
+    const result = await clickhouse.query({
+      query: 'SELECT time_zone FROM system.time_zones',
+      format: 'JSONCompactEachRow',
+    });
     const server = new Set((await result.json<[string]>()).map(([name]) => name));
     if (server.size === 0) return;
     const missing = [...clickhouseZones.values()].filter((zone) => !server.has(zone));
     if (missing.length === 0) return;
     clickhouseZones = zoneMap([...clickhouseZones.values()].filter((zone) => server.has(zone)));
-    logger.info({ missing: missing.slice(0, 20), count: missing.length }, 'time zones unknown to ClickHouse will be refused');
+    logger.info(
+      { missing: missing.slice(0, 20), count: missing.length },
+      'time zones unknown to ClickHouse will be refused',
+    );
   } catch (err) {
     logger.warn({ err: (err as Error).message }, 'could not read ClickHouse time zones; using the bundled list');
   }

@@ -1,21 +1,21 @@
 // One isolated world per test file: its own PostgreSQL database, Redis prefix and ClickHouse database on
 // this jest worker's store process (global-setup.ts starts one per worker: chDB allows one data dir per process).
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
 import { clickHouseTarget, createClickHouse } from '../../lib/clickhouse/client';
-import { loadConfig, type Config } from '../../lib/config';
-import { createPool, ensureDatabase, quoteIdent } from '../../lib/db/pool';
+import { type Config, loadConfig } from '../../lib/config';
 import { migrate } from '../../lib/db/migrate';
-import { createLogger } from '../../lib/log';
-import { createMetrics } from '../../lib/metrics';
+import { createPool, ensureDatabase, quoteIdent } from '../../lib/db/pool';
 import { openEnrichers } from '../../lib/ingest/accept/enrichers';
 import { acceptServices } from '../../lib/ingest/accept/services';
+import { createLogger } from '../../lib/log';
+import { createMetrics } from '../../lib/metrics';
 import { createProducerQueue, QUEUE_NAMES } from '../../lib/queue/queues';
 import { createRedis, waitReady } from '../../lib/redis';
 
@@ -117,7 +117,9 @@ export async function createTestContext(overrides: Record<string, string> = {}):
       await dropRedisPrefix(redis, config.REDIS_PREFIX);
       await redis.quit();
       await pool.end();
-      await clickhouse.command({ query: `DROP DATABASE IF EXISTS ${config.CLICKHOUSE_DATABASE}` }).catch(() => undefined);
+      await clickhouse
+        .command({ query: `DROP DATABASE IF EXISTS ${config.CLICKHOUSE_DATABASE}` })
+        .catch(() => undefined);
       await clickhouse.close();
       await dropDatabase(config.DATABASE_URL);
     },

@@ -2,7 +2,8 @@
 // OpenAPI document on the way (test/helpers/openapiValidate.ts).
 import { checkAgainstOpenApi } from './openapiValidate';
 
-export interface Reply<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- test bodies are asserted field by field
+// biome-ignore lint/suspicious/noExplicitAny: test bodies are asserted field by field
+export interface Reply<T = any> {
   status: number;
   headers: Headers;
   body: T;
@@ -18,7 +19,8 @@ export interface CallOptions {
 }
 
 export function client(baseUrl: string) {
-  return async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<Reply<T>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: test bodies are asserted field by field
+  return async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<Reply<T>> {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.apiKey) headers['x-api-key'] = opts.apiKey;

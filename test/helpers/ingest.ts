@@ -9,10 +9,16 @@ export interface IngestFixture {
   user: TestUser;
   website: { id: string; tracking_code: string };
   key: string;
-  post(events: unknown[], opts?: { headers?: Record<string, string>; key?: string; serverContext?: unknown; trackingCode?: string }): Promise<Reply>;
+  post(
+    events: unknown[],
+    opts?: { headers?: Record<string, string>; key?: string; serverContext?: unknown; trackingCode?: string },
+  ): Promise<Reply>;
 }
 
-export async function ingestFixture(ctx: TestContext, plan: 'pro' | 'scale' | 'enterprise' = 'enterprise'): Promise<IngestFixture> {
+export async function ingestFixture(
+  ctx: TestContext,
+  plan: 'pro' | 'scale' | 'enterprise' = 'enterprise',
+): Promise<IngestFixture> {
   const user = await registerUser(ctx, plan, 'ingest');
   const website = await createWebsite(ctx, user, `shop-${randomUUID().slice(0, 8)}.example.com`);
   const { key } = await createApiKey(ctx, user);
@@ -25,7 +31,11 @@ export async function ingestFixture(ctx: TestContext, plan: 'pro' | 'scale' | 'e
       call('POST', '/api/v1/events', {
         token: opts.key ?? key,
         headers: opts.headers,
-        body: { trackingCode: opts.trackingCode ?? website.tracking_code, events, ...(opts.serverContext ? { serverContext: opts.serverContext } : {}) },
+        body: {
+          trackingCode: opts.trackingCode ?? website.tracking_code,
+          events,
+          ...(opts.serverContext ? { serverContext: opts.serverContext } : {}),
+        },
       }),
   };
 }
@@ -47,11 +57,18 @@ export async function startTestWorker(ctx: TestContext) {
 }
 
 export async function countEvents(ctx: TestContext, where = '1'): Promise<number> {
-  const rows = await (await ctx.clickhouse.query({ query: `SELECT count() AS n FROM events WHERE ${where}`, format: 'JSONEachRow' })).json<{ n: string }>();
+  const rows = await (
+    await ctx.clickhouse.query({ query: `SELECT count() AS n FROM events WHERE ${where}`, format: 'JSONEachRow' })
+  ).json<{ n: string }>();
   return Number(rows[0].n);
 }
 
-export async function waitForEvents(ctx: TestContext, expected: number, where = '1', timeoutMs = 15_000): Promise<number> {
+export async function waitForEvents(
+  ctx: TestContext,
+  expected: number,
+  where = '1',
+  timeoutMs = 15_000,
+): Promise<number> {
   const end = Date.now() + timeoutMs;
   let n = await countEvents(ctx, where);
   while (n < expected && Date.now() < end) {

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRedis, waitReady, type Redis } from '../../lib/redis';
+import { createRedis, type Redis, waitReady } from '../../lib/redis';
 import { freePort } from './store-process';
 
 export interface PrivateRedis {
@@ -20,9 +20,26 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   // Its own directory: a test that turns the append-only file on must not write it into the repository.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tidemark-redis-'));
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--dir', dir], {
-    stdio: 'ignore',
-  });
+  const server = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+      '--dir',
+      dir,
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
   const failed = new Promise<never>((_, reject) => server.once('error', reject)); // e.g. no redis-server on PATH
   failed.catch(() => undefined);

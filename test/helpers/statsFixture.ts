@@ -3,9 +3,9 @@
 // tests that use it.
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../../lib/clickhouse/client';
-import { dedupToken, insertEventRows } from '../../lib/ingest/store/chWriter';
 import { encodeEventRows } from '../../lib/ingest/job/rowBinary';
 import { chTime, type EventRow } from '../../lib/ingest/job/rows';
+import { dedupToken, insertEventRows } from '../../lib/ingest/store/chWriter';
 
 /**
  * Stores event rows as every row reaches the store: encoded by the job's encoder, written by the worker's
@@ -19,12 +19,45 @@ export async function storeRows(clickhouse: ClickHouseClient, rows: readonly Eve
 export function eventRow(websiteId: string, over: Partial<EventRow> & { ts: string }): EventRow {
   const at = Date.parse(over.ts);
   return {
-    website_id: websiteId, event_id: randomUUID(), type: 'pageview', name: '', source: 'server', received_at: chTime(at),
-    session_id: '', visitor_id: '', url: '', hostname: 'shop.example.com', pathname: '/', referrer: '', referrer_domain: '',
-    source_name: 'Direct / None', utm_source: '', utm_medium: '', utm_campaign: '', utm_content: '', utm_term: '',
-    device_type: 'desktop', browser: '', browser_version: '', os: 'Linux', os_version: '', country_code: '', region: '', city: '',
-    screen_width: 0, screen_height: 0, language: '', ip_hash: 'unknown', engagement_ms: 0, scroll_depth: 0, revenue: 0,
-    currency: '', props: '{}', idempotency_key: '', api_key_id: '', expire_at: '2030-01-01 00:00:00',
+    website_id: websiteId,
+    event_id: randomUUID(),
+    type: 'pageview',
+    name: '',
+    source: 'server',
+    received_at: chTime(at),
+    session_id: '',
+    visitor_id: '',
+    url: '',
+    hostname: 'shop.example.com',
+    pathname: '/',
+    referrer: '',
+    referrer_domain: '',
+    source_name: 'Direct / None',
+    utm_source: '',
+    utm_medium: '',
+    utm_campaign: '',
+    utm_content: '',
+    utm_term: '',
+    device_type: 'desktop',
+    browser: '',
+    browser_version: '',
+    os: 'Linux',
+    os_version: '',
+    country_code: '',
+    region: '',
+    city: '',
+    screen_width: 0,
+    screen_height: 0,
+    language: '',
+    ip_hash: 'unknown',
+    engagement_ms: 0,
+    scroll_depth: 0,
+    revenue: 0,
+    currency: '',
+    props: '{}',
+    idempotency_key: '',
+    api_key_id: '',
+    expire_at: '2030-01-01 00:00:00',
     ...over,
     ts: chTime(at),
   };
@@ -47,7 +80,15 @@ export async function insertDstFixture(clickhouse: ClickHouseClient, websiteId: 
     row({ ...A, session_id: 'A1', pathname: '/b', ts: '2026-03-28T22:40:00Z' }),
     row({ ...B, session_id: 'B1', pathname: '/a', ts: '2026-03-29T00:30:00Z' }),
     row({ ...B, session_id: 'B2', pathname: '/c', ts: '2026-03-29T01:10:00Z' }),
-    row({ ...B, session_id: 'B2', type: 'event', name: 'Signup', pathname: '', source_name: '', ts: '2026-03-29T01:12:00Z' }),
+    row({
+      ...B,
+      session_id: 'B2',
+      type: 'event',
+      name: 'Signup',
+      pathname: '',
+      source_name: '',
+      ts: '2026-03-29T01:12:00Z',
+    }),
     row({ ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T21:50:00Z' }),
     row({ ...C, session_id: 'C1', pathname: '/a', ts: '2026-03-29T22:20:00Z' }),
   ]);

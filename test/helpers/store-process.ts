@@ -1,5 +1,5 @@
 // Runs the compiled store role (dist/lib/clickhouse/store-main.js) as a child process for integration tests.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -56,7 +56,10 @@ function waitForListening(child: ChildProcess): Promise<number> {
       child.kill('SIGKILL');
       reject(new Error(`store process ${why}\nstderr:\n${stderr}\nstdout:\n${stdout.slice(-4000)}`));
     };
-    const timer = setTimeout(() => fail(`did not log "store listening" within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(`did not log "store listening" within ${START_TIMEOUT_MS} ms`),
+      START_TIMEOUT_MS,
+    );
     child.stderr?.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
@@ -73,7 +76,8 @@ function waitForListening(child: ChildProcess): Promise<number> {
         }
       }
     });
-    const onExit = (code: number | null, signal: string | null): void => fail(`exited early (code ${code}, signal ${signal})`);
+    const onExit = (code: number | null, signal: string | null): void =>
+      fail(`exited early (code ${code}, signal ${signal})`);
     child.once('exit', onExit);
   });
 }

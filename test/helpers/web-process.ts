@@ -1,5 +1,5 @@
 // Runs the compiled web role (dist/api/server.js) as a child process, for tests that kill it.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../lib/config';
@@ -44,7 +44,10 @@ function webEntry(): string {
 
 export async function startWebProcess(config: Config): Promise<WebProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [webEntry()], { env: roleEnv(config, port), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [webEntry()], {
+    env: roleEnv(config, port),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await waitForLine(child, 'web listening');
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
@@ -71,7 +74,8 @@ function waitForLine(child: ChildProcess, msg: string): Promise<void> {
       reject(new Error(`web process ${why}\n${out.slice(-4000)}`));
     };
     const timer = setTimeout(() => fail(`did not log "${msg}" within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
-    const onExit = (code: number | null, signal: string | null) => fail(`exited early (code ${code}, signal ${signal})`);
+    const onExit = (code: number | null, signal: string | null) =>
+      fail(`exited early (code ${code}, signal ${signal})`);
     child.once('exit', onExit);
     child.stderr?.on('data', (d: Buffer) => {
       out += d.toString();

@@ -20,7 +20,8 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
   const data = script.dataset;
   const api = data.api || new URL(script.src).origin;
   const endpoint = `${api}/api/events/${data.site}`;
-  const blocked = data.allowLocalhost == null && (/^(localhost|127\.|\[::1\])/.test(loc.hostname) || loc.protocol == 'file:');
+  const blocked =
+    data.allowLocalhost == null && (/^(localhost|127\.|\[::1\])/.test(loc.hostname) || loc.protocol == 'file:');
   const IGNORE = 'tidemark_ignore';
   // Storage may be missing or throw (blocked cookies); then it behaves as empty. `session` picks sessionStorage.
   const ls = (k: string, v?: string | null, session?: 1): string | null | undefined => {
@@ -34,7 +35,11 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
   };
   // randomUUID exists only in secure contexts; plain-http pages get a random id of the same shape.
   const rid = (): string =>
-    crypto.randomUUID ? crypto.randomUUID() : '10000000-1000-4000-8000-100000000000'.replace(/[018]/g, (c) => (+c ^ (crypto.getRandomValues(new Uint8Array(1))[0] & (15 >> (+c / 4)))).toString(16));
+    crypto.randomUUID
+      ? crypto.randomUUID()
+      : '10000000-1000-4000-8000-100000000000'.replace(/[018]/g, (c) =>
+          (+c ^ (crypto.getRandomValues(new Uint8Array(1))[0] & (15 >> (+c / 4)))).toString(16),
+        );
   const visitor = data.persist == 'true' ? (ls('tm_vid') as string) || rid() : undefined;
   if (visitor) ls('tm_vid', visitor);
 
@@ -68,7 +73,12 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
       ...extra,
     });
     if (!(beacon && nav.sendBeacon?.(endpoint, body))) {
-      fetch(endpoint, { method: 'POST', body, keepalive: body.length < 6e4, headers: { 'Content-Type': 'text/plain' } }).catch(() => 0);
+      fetch(endpoint, {
+        method: 'POST',
+        body,
+        keepalive: body.length < 6e4,
+        headers: { 'Content-Type': 'text/plain' },
+      }).catch(() => 0);
     }
   };
 
@@ -106,7 +116,8 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
       pageview();
     };
   }
-  const on = (t: EventTarget, type: string, f: (e: never) => void) => t.addEventListener(type, f as EventListener, true);
+  const on = (t: EventTarget, type: string, f: (e: never) => void) =>
+    t.addEventListener(type, f as EventListener, true);
   on(w, 'popstate', pageview);
   on(d, 'visibilitychange', () => (d.hidden ? leave() : (since = Date.now())));
   on(w, 'pagehide', leave);
@@ -115,9 +126,18 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
     depth = Math.max(depth, Math.min(100, Math.round(((w.scrollY + w.innerHeight) / el.scrollHeight) * 100)));
   });
   // Resource-load failures also reach a capturing 'error' listener; only script errors carry a message.
-  on(w, 'error', (e: ErrorEvent) => e.message && send('error', { message: e.message, error_type: e.error?.name, stack: e.error?.stack }));
+  on(
+    w,
+    'error',
+    (e: ErrorEvent) =>
+      e.message && send('error', { message: e.message, error_type: e.error?.name, stack: e.error?.stack }),
+  );
   on(w, 'unhandledrejection', (e: PromiseRejectionEvent) =>
-    send('error', { message: String(e.reason?.message || e.reason), error_type: e.reason?.name || 'UnhandledRejection', stack: e.reason?.stack }),
+    send('error', {
+      message: String(e.reason?.message || e.reason),
+      error_type: e.reason?.name || 'UnhandledRejection',
+      stack: e.reason?.stack,
+    }),
   );
 
   fetch(`${endpoint}/config`)
@@ -128,7 +148,10 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
         const a = t.closest && (t.closest('a[href]') as HTMLAnchorElement | null);
         if (a) {
           const u = new URL(a.href, loc.href);
-          if (s.track_downloads && /\.(pdf|zip|dmg|exe|msi|apk|docx?|xlsx?|pptx?|csv|txt|mp[34]|gz|rar|7z)$/i.test(u.pathname)) {
+          if (
+            s.track_downloads &&
+            /\.(pdf|zip|dmg|exe|msi|apk|docx?|xlsx?|pptx?|csv|txt|mp[34]|gz|rar|7z)$/i.test(u.pathname)
+          ) {
             send('custom', { event_name: 'File Download', props: { url: u.href } }, true);
           } else if (s.track_outbound_links && u.host != loc.host && /^http/.test(u.protocol)) {
             send('custom', { event_name: 'Outbound Link: Click', props: { url: u.href } }, true);
@@ -137,7 +160,10 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
         if (s.heatmaps) {
           let sel = '';
           for (let n: Element | null = t, i = 0; n && n.tagName != 'HTML' && i < 4; n = n.parentElement, i++) {
-            sel = n.tagName.toLowerCase() + (n.id ? `#${n.id}` : n.classList[0] ? `.${n.classList[0]}` : '') + (sel && `>${sel}`);
+            sel =
+              n.tagName.toLowerCase() +
+              (n.id ? `#${n.id}` : n.classList[0] ? `.${n.classList[0]}` : '') +
+              (sel && `>${sel}`);
             if (n.id) break;
           }
           send('click', {
@@ -150,7 +176,8 @@ type Tm = ((name: string, props?: Extra) => void) & { q?: IArguments[]; optOut?:
           });
         }
       });
-      if (s.session_replay) import(`${api}/tracker/${REPLAY_FILE}`).then((m: { start: (f: typeof send) => void }) => m.start(send));
+      if (s.session_replay)
+        import(`${api}/tracker/${REPLAY_FILE}`).then((m: { start: (f: typeof send) => void }) => m.start(send));
     })
     .catch(() => 0);
 

@@ -1,9 +1,21 @@
 // External API v1, read side (spec "External API"): thin handlers — parse the query with the schemas the
 // OpenAPI document is generated from, check the key or user may see the website, call lib, answer in the envelope.
-import { Router, type Request, type Response } from 'express';
-import { listWebsitesForTeam, listWebsitesForUser, websiteDetail, websiteSummary } from '../../../lib/accounts/websites';
+import { type Request, type Response, Router } from 'express';
+import {
+  listWebsitesForTeam,
+  listWebsitesForUser,
+  websiteDetail,
+  websiteSummary,
+} from '../../../lib/accounts/websites';
 import { listErrorGroups } from '../../../lib/errorGroups';
-import { analyticsOverview, chooseRange, technology, topCountries, topPages, visitorList } from '../../../lib/external/analytics';
+import {
+  analyticsOverview,
+  chooseRange,
+  technology,
+  topCountries,
+  topPages,
+  visitorList,
+} from '../../../lib/external/analytics';
 import {
   analyticsQuery,
   errorGroupsQuery,

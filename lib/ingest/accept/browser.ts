@@ -6,21 +6,21 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { isbot } from 'isbot';
+import { clientBucket } from '../../auth/windows';
 import { forbidden, notFound, orUnavailable, rateLimited } from '../../errors';
 import { PLANS, type PlanName } from '../../plans';
 import type { PresenceSink } from '../../realtime/presence';
 import { redisKey } from '../../redis';
+import { packJob } from '../job/rowBinary';
+import { chSeconds, chTime, type QueuedIngest } from '../job/rows';
 import type { BrowserEvent, IgnoreReason } from './browserSchemas';
-import { clientBucket } from '../../auth/windows';
 import { hashIp } from './enrich';
-import { hostAllowed } from './exclusions';
 import type { Enrichers, GeoFields, UaFields } from './enrichers';
 import { assembleEventRow, type ClientColumns } from './eventRow';
-import { chSeconds, chTime, type QueuedIngest } from '../job/rows';
-import { packJob } from '../job/rowBinary';
-import { utcDay, type DailySalts } from './salt';
+import { hostAllowed } from './exclusions';
+import { locatePage, type PageSite, pageColumns } from './page';
+import { type DailySalts, utcDay } from './salt';
 import type { SiteConfig, SiteConfigCache } from './siteCache';
-import { locatePage, pageColumns, type PageSite } from './page';
 
 /** Events per minute one address may send to one website before it is answered 429. */
 export const ABUSE_LIMIT_PER_MINUTE = 600;
@@ -74,7 +74,12 @@ export interface AdmittedClient {
  * before parsing the body, so a client past its limit costs no parsing, matching or enqueue; ignored and
  * invalid events count towards the limit too.
  */
-export async function admitBrowserClient(deps: BrowserDeps, trackingCode: string, ip: string | undefined, now: number): Promise<AdmittedClient> {
+export async function admitBrowserClient(
+  deps: BrowserDeps,
+  trackingCode: string,
+  ip: string | undefined,
+  now: number,
+): Promise<AdmittedClient> {
   const site = await deps.sites.get(trackingCode);
   if (!site) throw notFound('Unknown tracking code');
   if (!site.website.is_active) throw forbidden('Tracking is disabled for this website');
@@ -87,7 +92,11 @@ export async function admitBrowserClient(deps: BrowserDeps, trackingCode: string
   return { site, salt, ipHash };
 }
 
-export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest, admitted?: AdmittedClient): Promise<BrowserOutcome> {
+export async function ingestBrowserEvent(
+  deps: BrowserDeps,
+  req: BrowserRequest,
+  admitted?: AdmittedClient,
+): Promise<BrowserOutcome> {
   const { site, salt, ipHash } = admitted ?? (await admitBrowserClient(deps, req.trackingCode, req.ip, req.now));
   const { website } = site;
 
@@ -99,23 +108,39 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest,
   if (ignored) return { kind: 'ignored', reason: ignored };
 
   const replay =
-    e.event_type === 'replay' ? replayQuota(deps, website.id, e.session_id, Buffer.byteLength(e.data ?? '', 'utf8'), site.plan, req.now) : undefined;
+    e.event_type === 'replay'
+      ? replayQuota(deps, website.id, e.session_id, Buffer.byteLength(e.data ?? '', 'utf8'), site.plan, req.now)
+      : undefined;
   if (replay && !(await orUnavailable(replay.take()))) return { kind: 'ignored', reason: 'replay_quota_exceeded' };
 
   // Cookieless visitors: a daily-salted hash of site, address and browser (new each day by design).
   const visitorId =
-    e.visitor_id || createHash('sha256').update(salt).update(website.id).update(req.ip ?? '').update(ua).digest('hex').slice(0, 32);
+    e.visitor_id ||
+    createHash('sha256')
+      .update(salt)
+      .update(website.id)
+      .update(req.ip ?? '')
+      .update(ua)
+      .digest('hex')
+      .slice(0, 32);
   const expireAt = chSeconds(req.now + PLANS[site.plan].dataRetentionDays * 86_400_000);
   const ts = chTime(req.now);
   const eventId = randomUUID();
   const row = assembleEventRow(
-    { website_id: website.id, source: 'browser', received_at: ts, ip_hash: ipHash, api_key_id: '', expire_at: expireAt },
+    {
+      website_id: website.id,
+      source: 'browser',
+      received_at: ts,
+      ip_hash: ipHash,
+      api_key_id: '',
+      expire_at: expireAt,
+    },
     pageColumns(pageSite, e.url, e.referrer ?? '', e.event_type === 'pageview', undefined, loc),
     browserClient(e, deps.enrichers.ua?.(ua), req.ip ? deps.enrichers.geo?.lookup(req.ip) : undefined),
   );
   row.event_id = eventId;
   row.type = e.event_type === 'custom' ? 'event' : e.event_type;
-  row.name = e.event_type === 'custom' ? (e.event_name ?? '') : e.event_type === 'error' ? (e.error_type || 'Error') : '';
+  row.name = e.event_type === 'custom' ? (e.event_name ?? '') : e.event_type === 'error' ? e.error_type || 'Error' : '';
   row.ts = ts;
   row.session_id = e.session_id;
   row.visitor_id = visitorId;
@@ -130,23 +155,60 @@ export async function ingestBrowserEvent(deps: BrowserDeps, req: BrowserRequest,
     payments: [],
     interactions:
       e.event_type === 'click'
-        ? [{
-            website_id: website.id, event_id: eventId, ts, session_id: e.session_id, visitor_id: visitorId, pathname,
-            x: e.x ?? 0, y: e.y ?? 0, viewport_width: e.viewport_width ?? 0, viewport_height: e.viewport_height ?? 0,
-            page_height: e.page_height ?? 0, selector: e.selector ?? '', device_type: device, expire_at: expireAt,
-          }]
+        ? [
+            {
+              website_id: website.id,
+              event_id: eventId,
+              ts,
+              session_id: e.session_id,
+              visitor_id: visitorId,
+              pathname,
+              x: e.x ?? 0,
+              y: e.y ?? 0,
+              viewport_width: e.viewport_width ?? 0,
+              viewport_height: e.viewport_height ?? 0,
+              page_height: e.page_height ?? 0,
+              selector: e.selector ?? '',
+              device_type: device,
+              expire_at: expireAt,
+            },
+          ]
         : [],
     errors:
       e.event_type === 'error'
-        ? [{
-            website_id: website.id, event_id: eventId, ts, session_id: e.session_id, visitor_id: visitorId, pathname,
-            fingerprint: errorFingerprint(e), error_type: e.error_type || 'Error', message: e.message ?? '', stack: e.stack ?? '',
-            browser, os, device_type: device, expire_at: expireAt,
-          }]
+        ? [
+            {
+              website_id: website.id,
+              event_id: eventId,
+              ts,
+              session_id: e.session_id,
+              visitor_id: visitorId,
+              pathname,
+              fingerprint: errorFingerprint(e),
+              error_type: e.error_type || 'Error',
+              message: e.message ?? '',
+              stack: e.stack ?? '',
+              browser,
+              os,
+              device_type: device,
+              expire_at: expireAt,
+            },
+          ]
         : [],
     replays:
       e.event_type === 'replay'
-        ? [{ website_id: website.id, session_id: e.session_id, seq: e.seq ?? 0, ts, visitor_id: visitorId, pathname, data: e.data ?? '', expire_at: expireAt }]
+        ? [
+            {
+              website_id: website.id,
+              session_id: e.session_id,
+              seq: e.seq ?? 0,
+              ts,
+              visitor_id: visitorId,
+              pathname,
+              data: e.data ?? '',
+              expire_at: expireAt,
+            },
+          ]
         : [],
   });
   try {
@@ -182,7 +244,13 @@ function browserClient(e: BrowserEvent, ua: UaFields | undefined, geo: GeoFields
 }
 
 /** Why an event is stored nowhere, first reason wins; data the website does not collect goes first. */
-function ignoreReason(site: SiteConfig, req: BrowserRequest, ua: string, pathname: string, hostname: string): IgnoreReason | undefined {
+function ignoreReason(
+  site: SiteConfig,
+  req: BrowserRequest,
+  ua: string,
+  pathname: string,
+  hostname: string,
+): IgnoreReason | undefined {
   const { event: e, ip } = req;
   const { settings } = site.website;
   if (e.event_type === 'replay' && settings.session_replay !== true) return 'replay_disabled';
@@ -225,17 +293,39 @@ end
 return 1`;
 
 /** Replay byte quotas of one chunk: the session id is hashed (any string a page sends, bounded key length). */
-export function replayQuotaKeys(prefix: string, websiteId: string, sessionId: string, now: number): [session: string, day: string] {
+export function replayQuotaKeys(
+  prefix: string,
+  websiteId: string,
+  sessionId: string,
+  now: number,
+): [session: string, day: string] {
   const session = createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
-  return [redisKey(prefix, 'replay', 'session', websiteId, session), redisKey(prefix, 'replay', 'day', websiteId, utcDay(now))];
+  return [
+    redisKey(prefix, 'replay', 'session', websiteId, session),
+    redisKey(prefix, 'replay', 'day', websiteId, utcDay(now)),
+  ];
 }
 
-function replayQuota(deps: BrowserDeps, websiteId: string, sessionId: string, bytes: number, plan: PlanName, now: number) {
+function replayQuota(
+  deps: BrowserDeps,
+  websiteId: string,
+  sessionId: string,
+  bytes: number,
+  plan: PlanName,
+  now: number,
+) {
   const keys = replayQuotaKeys(deps.redisPrefix, websiteId, sessionId, now);
   return {
     take: async () =>
       (await deps.redis.eval(
-        TAKE_REPLAY_BYTES, 2, ...keys, bytes, REPLAY_BYTES_PER_SESSION, REPLAY_BYTES_PER_WEBSITE_DAY[plan], REPLAY_SESSION_TTL_SECONDS, REPLAY_DAY_TTL_SECONDS,
+        TAKE_REPLAY_BYTES,
+        2,
+        ...keys,
+        bytes,
+        REPLAY_BYTES_PER_SESSION,
+        REPLAY_BYTES_PER_WEBSITE_DAY[plan],
+        REPLAY_SESSION_TTL_SECONDS,
+        REPLAY_DAY_TTL_SECONDS,
       )) === 1,
     refund: async () => {
       await deps.redis.eval(GIVE_BACK_REPLAY_BYTES, 2, ...keys, bytes).catch(() => undefined);
@@ -245,8 +335,18 @@ function replayQuota(deps: BrowserDeps, websiteId: string, sessionId: string, by
 
 /** Groups occurrences of one error: type, message without volatile numbers, and the top stack frame. */
 export function errorFingerprint(e: Pick<BrowserEvent, 'error_type' | 'message' | 'stack'>): string {
-  const message = (e.message ?? '').replace(/\b\d+\b/g, 'N').replace(/0x[0-9a-f]+/gi, 'N').slice(0, 300);
-  const frame = (e.stack ?? '').split('\n').map((l) => l.trim()).find((l) => /^at |@/.test(l)) ?? '';
+  const message = (e.message ?? '')
+    .replace(/\b\d+\b/g, 'N')
+    .replace(/0x[0-9a-f]+/gi, 'N')
+    .slice(0, 300);
+  const frame =
+    (e.stack ?? '')
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => /^at |@/.test(l)) ?? '';
   const topFrame = frame.replace(/:\d+:\d+\)?$/, '').replace(/\?[^)\s]*/, '');
-  return createHash('sha256').update(`${e.error_type ?? 'Error'}\n${message}\n${topFrame}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`${e.error_type ?? 'Error'}\n${message}\n${topFrame}`)
+    .digest('hex')
+    .slice(0, 32);
 }

@@ -17,7 +17,10 @@ export const browserEventSchema = z
     event_name: text(200).optional(),
     session_id: z.string().min(8, 'must be at least 8 characters').max(128),
     visitor_id: text(128).optional(),
-    url: z.string().min(1).transform((s) => s.slice(0, 2048)),
+    url: z
+      .string()
+      .min(1)
+      .transform((s) => s.slice(0, 2048)),
     referrer: cut(2048).optional(),
     device_type: text(32),
     browser: text(64),
@@ -28,7 +31,12 @@ export const browserEventSchema = z
     language: text(35).optional(),
     props: z.record(z.string().max(100), z.union([z.string().max(500), z.number(), z.boolean(), z.null()])).optional(),
     // engagement
-    engagement_ms: z.number().int().min(0).max(24 * 3600_000).optional(),
+    engagement_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 3600_000)
+      .optional(),
     scroll_depth: z.number().int().min(0).max(100).optional(),
     // click
     x: dim.optional(),

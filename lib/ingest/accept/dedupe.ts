@@ -93,7 +93,10 @@ export function shardOf(key: string): string {
 }
 
 /** Per key: claimed by this request, a repeat within the batch, or held by another request (its token, and how long ago it claimed). */
-export type ClaimResult = { kind: 'claimed' } | { kind: 'repeat' } | { kind: 'held'; holder: string; ageSeconds: number };
+export type ClaimResult =
+  | { kind: 'claimed' }
+  | { kind: 'repeat' }
+  | { kind: 'held'; holder: string; ageSeconds: number };
 
 const CLAIMED: ClaimResult = { kind: 'claimed' };
 const REPEAT: ClaimResult = { kind: 'repeat' };
@@ -113,7 +116,12 @@ export class IdempotencyKeys {
    * Claims each key for the request `token`, in one atomic script. A key whose live claim belongs to one of
    * `voidedHolders` (requests known never to have queued their job) is taken over.
    */
-  async claim(websiteId: string, idempotencyKeys: readonly string[], token: string, voidedHolders: readonly string[] = []): Promise<ClaimResult[]> {
+  async claim(
+    websiteId: string,
+    idempotencyKeys: readonly string[],
+    token: string,
+    voidedHolders: readonly string[] = [],
+  ): Promise<ClaimResult[]> {
     if (idempotencyKeys.length === 0) return [];
     const reply = (await this.redis.eval(
       CLAIM,

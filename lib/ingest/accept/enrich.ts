@@ -4,8 +4,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { chTime, type EventRow, type IdentityRecord, type PaymentRecord } from '../job/rows';
 import type { GeoFields, UaFields } from './enrichers';
-import { assembleEventRow, NO_CLIENT, type ClientColumns, type RowHead } from './eventRow';
-import { NO_PAGE, pageColumns, type PageSite } from './page';
+import { assembleEventRow, type ClientColumns, NO_CLIENT, type RowHead } from './eventRow';
+import { NO_PAGE, type PageSite, pageColumns } from './page';
 import { IDENTITY_FIELDS, type PageviewProps } from './serverSchemas';
 import type { ValidEvent } from './validate';
 
@@ -40,10 +40,17 @@ export function primaryLanguage(acceptLanguage: string | undefined): string {
 /** The client columns the request's serverContext gives (a pageview's props may override them). */
 export function serverClient(ua: UaFields | undefined, geo: GeoFields | undefined, language: string): ClientColumns {
   return {
-    device_type: ua?.device_type ?? '', browser: ua?.browser ?? '', browser_version: ua?.browser_version ?? '',
-    os: ua?.os ?? '', os_version: ua?.os_version ?? '',
-    country_code: geo?.country_code ?? '', region: geo?.region ?? '', city: geo?.city ?? '',
-    screen_width: 0, screen_height: 0, language,
+    device_type: ua?.device_type ?? '',
+    browser: ua?.browser ?? '',
+    browser_version: ua?.browser_version ?? '',
+    os: ua?.os ?? '',
+    os_version: ua?.os_version ?? '',
+    country_code: geo?.country_code ?? '',
+    region: geo?.region ?? '',
+    city: geo?.city ?? '',
+    screen_width: 0,
+    screen_height: 0,
+    language,
   };
 }
 
@@ -55,8 +62,14 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
  */
 function pageviewClient(page: PageviewProps, request: ClientColumns): ClientColumns {
   if (
-    page.device_type === undefined && page.browser === undefined && page.os === undefined && page.country_code === undefined &&
-    page.city === undefined && page.screen_width === undefined && page.screen_height === undefined && page.language === undefined
+    page.device_type === undefined &&
+    page.browser === undefined &&
+    page.os === undefined &&
+    page.country_code === undefined &&
+    page.city === undefined &&
+    page.screen_width === undefined &&
+    page.screen_height === undefined &&
+    page.language === undefined
   ) {
     return request;
   }
@@ -89,7 +102,12 @@ export function buildEventRow(event: ValidEvent, ctx: RequestContext): EventRow 
   row.ts = chTime(event.ts);
   row.session_id = event.sessionId;
   row.visitor_id = event.visitorId;
-  row.revenue = event.type === 'purchase' ? (p.amount as number) : event.type === 'goal' ? ((p.value as number | undefined) ?? 0) : 0;
+  row.revenue =
+    event.type === 'purchase'
+      ? (p.amount as number)
+      : event.type === 'goal'
+        ? ((p.value as number | undefined) ?? 0)
+        : 0;
   row.currency = event.type === 'purchase' ? (p.currency as string) : '';
   row.props = JSON.stringify(customProps(event));
   row.idempotency_key = event.idempotencyKey ?? '';
@@ -101,9 +119,17 @@ function customProps(event: ValidEvent): Record<string, unknown> {
   const p = event.props;
   switch (event.type) {
     case 'identify':
-      return { ...event.custom, ...Object.fromEntries(IDENTITY_FIELDS.filter((f) => p[f] !== undefined).map((f) => [f, p[f]])) };
+      return {
+        ...event.custom,
+        ...Object.fromEntries(IDENTITY_FIELDS.filter((f) => p[f] !== undefined).map((f) => [f, p[f]])),
+      };
     case 'purchase':
-      return { ...event.custom, payment_provider: p.payment_provider, status: p.status, ...pick(p, ['provider_event_id', 'customer_email', 'plan_name']) };
+      return {
+        ...event.custom,
+        payment_provider: p.payment_provider,
+        status: p.status,
+        ...pick(p, ['provider_event_id', 'customer_email', 'plan_name']),
+      };
     default:
       return event.custom;
   }

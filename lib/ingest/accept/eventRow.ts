@@ -11,13 +11,32 @@ export type RowHead = Pick<EventRow, 'website_id' | 'source' | 'received_at' | '
 /** What is known of the client: device, browser, OS, place, screen and language. */
 export type ClientColumns = Pick<
   EventRow,
-  'device_type' | 'browser' | 'browser_version' | 'os' | 'os_version' | 'country_code' | 'region' | 'city' | 'screen_width' | 'screen_height' | 'language'
+  | 'device_type'
+  | 'browser'
+  | 'browser_version'
+  | 'os'
+  | 'os_version'
+  | 'country_code'
+  | 'region'
+  | 'city'
+  | 'screen_width'
+  | 'screen_height'
+  | 'language'
 >;
 
 /** The client columns of an event that carries none (server events other than pageviews). */
 export const NO_CLIENT: ClientColumns = {
-  device_type: '', browser: '', browser_version: '', os: '', os_version: '', country_code: '', region: '', city: '',
-  screen_width: 0, screen_height: 0, language: '',
+  device_type: '',
+  browser: '',
+  browser_version: '',
+  os: '',
+  os_version: '',
+  country_code: '',
+  region: '',
+  city: '',
+  screen_width: 0,
+  screen_height: 0,
+  language: '',
 };
 
 /**

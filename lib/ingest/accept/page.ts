@@ -7,13 +7,32 @@ import { referrerDomain, sourceName } from './source';
 
 export type PageColumns = Pick<
   EventRow,
-  'url' | 'hostname' | 'pathname' | 'referrer' | 'referrer_domain' | 'source_name' | 'utm_source' | 'utm_medium' | 'utm_campaign' | 'utm_content' | 'utm_term'
+  | 'url'
+  | 'hostname'
+  | 'pathname'
+  | 'referrer'
+  | 'referrer_domain'
+  | 'source_name'
+  | 'utm_source'
+  | 'utm_medium'
+  | 'utm_campaign'
+  | 'utm_content'
+  | 'utm_term'
 >;
 
 /** The columns of an event that concerns no page (server events other than pageviews). */
 export const NO_PAGE: PageColumns = {
-  url: '', hostname: '', pathname: '', referrer: '', referrer_domain: '', source_name: '',
-  utm_source: '', utm_medium: '', utm_campaign: '', utm_content: '', utm_term: '',
+  url: '',
+  hostname: '',
+  pathname: '',
+  referrer: '',
+  referrer_domain: '',
+  source_name: '',
+  utm_source: '',
+  utm_medium: '',
+  utm_campaign: '',
+  utm_content: '',
+  utm_term: '',
 };
 
 export const UTM_PARAMS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_term'] as const;
@@ -124,7 +143,8 @@ export function pageColumns(
   loc?: PageLocation,
 ): PageColumns {
   const memo = site.memo;
-  if (!memo || !pageview || hasOwnUtm(given)) return buildColumns(site, url, loc ?? locatePage(site, url), referrer, pageview, given);
+  if (!memo || !pageview || hasOwnUtm(given))
+    return buildColumns(site, url, loc ?? locatePage(site, url), referrer, pageview, given);
   let byReferrer = memo.pageviews.get(url);
   if (!byReferrer) {
     byReferrer = new Map();

@@ -9,16 +9,32 @@ import { forbidden, HttpError, notFound, orUnavailable, serviceUnavailable } fro
 import type { Logger } from '../../log';
 import { PLANS } from '../../plans';
 import type { PresenceHit, PresenceSink } from '../../realtime/presence';
+import { keepRows, packJob } from '../job/rowBinary';
+import {
+  chSeconds,
+  chTime,
+  type EventRow,
+  type IdentityRecord,
+  type PaymentRecord,
+  type QueuedIngest,
+} from '../job/rows';
 import type { IdempotencyKeys } from './dedupe';
+import {
+  buildEventRow,
+  hashIp,
+  identityRecord,
+  normalizeIp,
+  paymentRecord,
+  primaryLanguage,
+  type RequestContext,
+  serverClient,
+} from './enrich';
 import type { Enrichers } from './enrichers';
-import { buildEventRow, hashIp, identityRecord, normalizeIp, paymentRecord, primaryLanguage, serverClient, type RequestContext } from './enrich';
 import type { ActiveGoalsCache } from './goalsCache';
 import { pageMemo } from './page';
-import { chSeconds, chTime, type EventRow, type IdentityRecord, type PaymentRecord, type QueuedIngest } from '../job/rows';
-import { keepRows, packJob } from '../job/rowBinary';
 import type { DailySalts } from './salt';
 import type { IngestBatch, IngestError, IngestResult, RejectionReason } from './serverSchemas';
-import { validateServerEvent, type ValidEvent } from './validate';
+import { type ValidEvent, validateServerEvent } from './validate';
 
 export interface IngestDeps {
   pool: Pool;
@@ -46,7 +62,10 @@ export interface IngestRequest {
   gpc: boolean;
 }
 
-type Outcome = { kind: 'accepted' } | { kind: 'deduped' } | { kind: 'rejected'; reason: RejectionReason; message: string };
+type Outcome =
+  | { kind: 'accepted' }
+  | { kind: 'deduped' }
+  | { kind: 'rejected'; reason: RejectionReason; message: string };
 // Shared: nothing mutates an outcome, and a batch holds a thousand of them.
 const ACCEPTED: Outcome = { kind: 'accepted' };
 const DEDUPED: Outcome = { kind: 'deduped' };
@@ -56,7 +75,9 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
   const website = await resolveWebsite(deps.pool, req.principal, req.batch.trackingCode);
   const events = req.batch.events;
   if (req.gpc) {
-    return summarize(events.map(() => ({ kind: 'rejected', reason: 'gpc_opted_out', message: 'Sec-GPC: 1 opts the whole batch out' })));
+    return summarize(
+      events.map(() => ({ kind: 'rejected', reason: 'gpc_opted_out', message: 'Sec-GPC: 1 opts the whole batch out' })),
+    );
   }
 
   const activeGoals = events.some((e) => (e as { type?: unknown } | null)?.type === 'goal')
@@ -87,7 +108,11 @@ export async function ingestServerBatch(deps: IngestDeps, req: IngestRequest): P
       built.push({ index, idempotencyKey: event.idempotencyKey, hit: presenceHit(website.id, event, row) });
     } catch (err) {
       deps.logger.error({ err: (err as Error).message, index }, 'event failed unexpectedly');
-      outcomes[index] = { kind: 'rejected', reason: 'internal_error', message: 'Unexpected failure; retrying with the same idempotencyKey is safe' };
+      outcomes[index] = {
+        kind: 'rejected',
+        reason: 'internal_error',
+        message: 'Unexpected failure; retrying with the same idempotencyKey is safe',
+      };
     }
   });
   const packed = packJob(website.id, rows, { identities, payments, interactions: [], errors: [], replays: [] });
@@ -128,12 +153,22 @@ const MAX_TAKEOVER_ROUNDS = 3;
  * held by a request whose job is queued. A key held by a request whose job is not queued (it died, timed out,
  * or is still on its way) is taken over after voiding that request, so its job, should it arrive, is dropped.
  */
-async function claimKeys(deps: IngestDeps, websiteId: string, keys: readonly string[], token: string): Promise<boolean[]> {
+async function claimKeys(
+  deps: IngestDeps,
+  websiteId: string,
+  keys: readonly string[],
+  token: string,
+): Promise<boolean[]> {
   const claimed: boolean[] = new Array<boolean>(keys.length).fill(false);
   let pending = keys.map((_, i) => i);
   const voided: string[] = [];
   for (let round = 0; pending.length > 0; round++) {
-    const results = await deps.idempotency.claim(websiteId, pending.map((i) => keys[i]), token, voided);
+    const results = await deps.idempotency.claim(
+      websiteId,
+      pending.map((i) => keys[i]),
+      token,
+      voided,
+    );
     const held = new Map<string, number[]>();
     const youngest = new Map<string, number>();
     results.forEach((r, j) => {
@@ -144,9 +179,13 @@ async function claimKeys(deps: IngestDeps, websiteId: string, keys: readonly str
       }
     });
     if (held.size === 0) break;
-    if (round === MAX_TAKEOVER_ROUNDS) throw serviceUnavailable('Concurrent requests hold these idempotency keys; retry shortly');
+    if (round === MAX_TAKEOVER_ROUNDS)
+      throw serviceUnavailable('Concurrent requests hold these idempotency keys; retry shortly');
     const holders = [...held.keys()];
-    await awaitYoungHolders(deps, holders.filter((h) => youngest.get(h)! < YOUNG_CLAIM_SECONDS));
+    await awaitYoungHolders(
+      deps,
+      holders.filter((h) => youngest.get(h)! < YOUNG_CLAIM_SECONDS),
+    );
     const queued = await deps.voidUnlessQueued(holders);
     pending = [];
     holders.forEach((holder, k) => {

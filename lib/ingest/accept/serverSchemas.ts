@@ -33,7 +33,10 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number];
 /** The request envelope; events stay unknown here because each is judged on its own, in order. */
 export const ingestBatchSchema = z.object({
   trackingCode: z.string().min(1).max(64),
-  events: z.array(z.unknown()).min(1, 'must hold at least 1 event').max(MAX_EVENTS, `must hold at most ${MAX_EVENTS} events`),
+  events: z
+    .array(z.unknown())
+    .min(1, 'must hold at least 1 event')
+    .max(MAX_EVENTS, `must hold at most ${MAX_EVENTS} events`),
   serverContext: z
     .object({
       clientIp: z.string().max(64).optional(),
@@ -44,7 +47,11 @@ export const ingestBatchSchema = z.object({
 });
 export type IngestBatch = z.infer<typeof ingestBatchSchema>;
 
-export const ingestErrorSchema = z.object({ index: z.number().int(), reason: z.enum(REJECTION_REASONS), message: z.string() });
+export const ingestErrorSchema = z.object({
+  index: z.number().int(),
+  reason: z.enum(REJECTION_REASONS),
+  message: z.string(),
+});
 export const ingestResultSchema = z.object({
   acceptedCount: z.number().int(),
   dedupedCount: z.number().int(),
@@ -65,7 +72,10 @@ const pageviewProps = z.object({
   device_type: optionalText(32),
   browser: optionalText(64),
   os: optionalText(64),
-  country_code: z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO code').optional(),
+  country_code: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO code')
+    .optional(),
   city: optionalText(128),
   screen_width: dimension,
   screen_height: dimension,
@@ -81,7 +91,12 @@ const nameProp = z.string().trim().min(1, 'is required').max(200);
 
 const IDENTITY_FIELDS = ['email', 'name', 'customer_id', 'phone', 'company'] as const;
 const identifyProps = z
-  .object(Object.fromEntries(IDENTITY_FIELDS.map((f) => [f, z.string().max(320).optional()])) as Record<(typeof IDENTITY_FIELDS)[number], z.ZodOptional<z.ZodString>>)
+  .object(
+    Object.fromEntries(IDENTITY_FIELDS.map((f) => [f, z.string().max(320).optional()])) as Record<
+      (typeof IDENTITY_FIELDS)[number],
+      z.ZodOptional<z.ZodString>
+    >,
+  )
   .refine((p) => IDENTITY_FIELDS.some((f) => typeof p[f] === 'string' && p[f]!.trim() !== ''), {
     message: `needs at least one of ${IDENTITY_FIELDS.join(', ')}`,
   });

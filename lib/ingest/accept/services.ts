@@ -4,7 +4,7 @@
 // and UA lookups, opened once because the geo databases are large.
 import type { Pool } from 'pg';
 import type { Logger } from '../../log';
-import { presenceSink, type PresenceSink } from '../../realtime/presence';
+import { type PresenceSink, presenceSink } from '../../realtime/presence';
 import type { Redis } from '../../redis';
 import type { Enrichers } from './enrichers';
 import { DailySalts } from './salt';
@@ -17,7 +17,13 @@ export interface AcceptServices {
   presence: PresenceSink;
 }
 
-export function acceptServices(deps: { pool: Pool; redis: Redis; redisPrefix: string; logger: Logger; enrichers: Enrichers }): AcceptServices {
+export function acceptServices(deps: {
+  pool: Pool;
+  redis: Redis;
+  redisPrefix: string;
+  logger: Logger;
+  enrichers: Enrichers;
+}): AcceptServices {
   return {
     salts: new DailySalts(deps.redis, deps.redisPrefix),
     sites: new SiteConfigCache(deps.pool),

@@ -4,10 +4,10 @@
 // once per entry, not per event.
 import type { Pool } from 'pg';
 import { exclusionRules } from '../../accounts/exclusions';
-import { compileIpRules, compilePathRules, type Matcher } from './exclusions';
 import { getTeam } from '../../accounts/teams';
-import type { PlanName } from '../../plans';
 import { getWebsiteByTrackingCode, type WebsiteRow } from '../../accounts/websites';
+import type { PlanName } from '../../plans';
+import { compileIpRules, compilePathRules, type Matcher } from './exclusions';
 
 export const SITE_CACHE_TTL_MS = 2_000;
 
@@ -31,7 +31,10 @@ export class SiteConfigCache {
     const website = await getWebsiteByTrackingCode(this.pool, trackingCode);
     let value: SiteConfig | null = null;
     if (website) {
-      const [rules, team] = await Promise.all([exclusionRules(this.pool, website.id), getTeam(this.pool, website.team_id)]);
+      const [rules, team] = await Promise.all([
+        exclusionRules(this.pool, website.id),
+        getTeam(this.pool, website.team_id),
+      ]);
       value = {
         website,
         plan: team?.plan ?? 'free',

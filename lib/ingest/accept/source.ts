@@ -54,7 +54,10 @@ export function sourceFromDomain(domain: string): string {
     if (KNOWN[candidate]) return KNOWN[candidate];
   }
   // google.co.uk, google.com.br → google
-  const main = labels.length >= 3 && SECOND_LEVEL.has(labels[labels.length - 2]) ? labels[labels.length - 3] : labels[labels.length - 2];
+  const main =
+    labels.length >= 3 && SECOND_LEVEL.has(labels[labels.length - 2])
+      ? labels[labels.length - 3]
+      : labels[labels.length - 2];
   return (main && KNOWN[main]) || domain;
 }
 

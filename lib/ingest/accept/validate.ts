@@ -1,5 +1,6 @@
 // Per-event checks of server ingestion, in DESIGN §3's order; the first failure wins.
 import type { z } from 'zod';
+import { UUID } from '../../checks';
 import {
   CONSENT_VALUES,
   EVENT_TYPES,
@@ -7,11 +8,10 @@ import {
   MAX_PROPS_DEPTH,
   PAYMENT_PROVIDERS,
   PROPS_SCHEMAS,
-  TS_SKEW_MS,
   type RejectionReason,
   type ServerEventType,
+  TS_SKEW_MS,
 } from './serverSchemas';
-import { UUID } from '../../checks';
 
 export interface ValidEvent {
   type: ServerEventType;
@@ -48,11 +48,17 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Checks an id field: required ones must be present; pageview ids must be UUID-shaped. */
-function checkId(value: unknown, field: string, required: boolean, uuid: boolean): string | { message: string } | undefined {
+function checkId(
+  value: unknown,
+  field: string,
+  required: boolean,
+  uuid: boolean,
+): string | { message: string } | undefined {
   if (value === undefined || value === null || value === '') {
     return required ? { message: `${field} is required for this event type` } : undefined;
   }
-  if (typeof value !== 'string' || value.length > MAX_ID) return { message: `${field} must be a string of at most ${MAX_ID} characters` };
+  if (typeof value !== 'string' || value.length > MAX_ID)
+    return { message: `${field} must be a string of at most ${MAX_ID} characters` };
   if (uuid && !isUuidShaped(value)) return { message: `${field} must be a UUID for pageview events` };
   return value;
 }
@@ -104,7 +110,8 @@ export function validateServerEvent(raw: unknown, ctx: ValidationContext): Verdi
   if (raw.consent === 'opt-out') return reject('consent_opted_out', 'the event carries consent opt-out');
 
   const ts = raw.ts;
-  if (typeof ts !== 'number' || !Number.isFinite(ts)) return reject('invalid_ts', 'ts must be a number of Unix milliseconds');
+  if (typeof ts !== 'number' || !Number.isFinite(ts))
+    return reject('invalid_ts', 'ts must be a number of Unix milliseconds');
   if (Math.abs(ts - ctx.now) > TS_SKEW_MS) return reject('invalid_ts', 'ts must be within 24 hours of server time');
 
   let idempotencyKey: string | undefined;
@@ -114,7 +121,10 @@ export function validateServerEvent(raw: unknown, ctx: ValidationContext): Verdi
     }
     // Redis stores keys as UTF-8, where every lone surrogate becomes U+FFFD: two such keys would be one.
     if (!raw.idempotencyKey.isWellFormed()) {
-      return reject('invalid_idempotency_key', 'idempotencyKey must be well-formed Unicode (it holds a lone UTF-16 surrogate)');
+      return reject(
+        'invalid_idempotency_key',
+        'idempotencyKey must be well-formed Unicode (it holds a lone UTF-16 surrogate)',
+      );
     }
     idempotencyKey = raw.idempotencyKey;
   }
@@ -138,12 +148,18 @@ export function validateServerEvent(raw: unknown, ctx: ValidationContext): Verdi
   const checked = parsed.data as Record<string, unknown>;
 
   if (type === 'goal' && !ctx.activeGoals.has(checked.name as string)) {
-    return reject('unknown_goal', `props.name "${String(checked.name).slice(0, 100)}" is not an active goal of this website`);
+    return reject(
+      'unknown_goal',
+      `props.name "${String(checked.name).slice(0, 100)}" is not an active goal of this website`,
+    );
   }
   if (type === 'purchase') {
     const provider = (checked.payment_provider as string | undefined) ?? 'server';
     if (!(PAYMENT_PROVIDERS as readonly string[]).includes(provider)) {
-      return reject('invalid_payment_provider', `props.payment_provider must be one of ${PAYMENT_PROVIDERS.join(', ')}`);
+      return reject(
+        'invalid_payment_provider',
+        `props.payment_provider must be one of ${PAYMENT_PROVIDERS.join(', ')}`,
+      );
     }
     checked.payment_provider = provider;
     checked.currency ??= 'USD';
@@ -153,7 +169,8 @@ export function validateServerEvent(raw: unknown, ctx: ValidationContext): Verdi
   const custom: Record<string, unknown> = {};
   const props = raw.props;
   // Own keys in Object.entries order, without its array of pairs per event.
-  for (const k in props) if (Object.hasOwn(props, k) && !Object.hasOwn(checked, k) && k !== '__proto__') custom[k] = props[k];
+  for (const k in props)
+    if (Object.hasOwn(props, k) && !Object.hasOwn(checked, k) && k !== '__proto__') custom[k] = props[k];
   return {
     ok: true,
     event: { type, ts, sessionId: session ?? '', visitorId: visitor ?? '', idempotencyKey, props: checked, custom },

@@ -5,10 +5,15 @@
 // Values follow `events_ingest`'s types (sql/clickhouse/015): String for every text, UUID and time column,
 // the width of the four integer columns; the table's view converts whole columns into `events`' types.
 // Rows are self-delimiting, so the payloads of many jobs concatenate into one insert as they are.
-import { EVENT_COLUMNS, JOB_HEAD_COLUMNS, type EventRow, type IngestJob, type QueuedIngest } from './rows';
+import { EVENT_COLUMNS, type EventRow, type IngestJob, JOB_HEAD_COLUMNS, type QueuedIngest } from './rows';
 
 /** Integer columns and their byte width; every other column is a String. */
-const INT_BYTES: Partial<Record<keyof EventRow, 1 | 2 | 4>> = { screen_width: 2, screen_height: 2, engagement_ms: 4, scroll_depth: 1 };
+const INT_BYTES: Partial<Record<keyof EventRow, 1 | 2 | 4>> = {
+  screen_width: 2,
+  screen_height: 2,
+  engagement_ms: 4,
+  scroll_depth: 1,
+};
 const INT_TYPES = { 1: 'UInt8', 2: 'UInt16', 4: 'UInt32' } as const;
 
 /**
@@ -131,23 +136,60 @@ class RowBinaryWriter {
 // The values of a row spelled out per column: reading each property by name is faster than looking 40
 // names up in a loop. A unit test checks both lists' order through a decode.
 /** The request's columns of a row (JOB_HEAD_COLUMNS order), the same for every event of one request. */
-const headValues = (r: EventRow): string[] => [r.website_id, r.source, r.received_at, r.ip_hash, r.api_key_id, r.expire_at];
+const headValues = (r: EventRow): string[] => [
+  r.website_id,
+  r.source,
+  r.received_at,
+  r.ip_hash,
+  r.api_key_id,
+  r.expire_at,
+];
 
 /** Whether two rows hold the same request columns, which a payload then encodes once. */
 function sameHead(a: EventRow, b: EventRow): boolean {
   return (
-    a.website_id === b.website_id && a.source === b.source && a.received_at === b.received_at &&
-    a.ip_hash === b.ip_hash && a.api_key_id === b.api_key_id && a.expire_at === b.expire_at
+    a.website_id === b.website_id &&
+    a.source === b.source &&
+    a.received_at === b.received_at &&
+    a.ip_hash === b.ip_hash &&
+    a.api_key_id === b.api_key_id &&
+    a.expire_at === b.expire_at
   );
 }
 
 // The texts of a row after its head, in ROW_BINARY_COLUMNS order.
 const restTexts = (r: EventRow): string[] => [
-  r.event_id, r.type, r.name, r.ts, r.session_id, r.visitor_id, r.url, r.hostname, r.pathname, r.referrer,
-  r.referrer_domain, r.source_name, r.utm_source, r.utm_medium, r.utm_campaign, r.utm_content, r.utm_term,
-  r.device_type, r.browser, r.browser_version, r.os, r.os_version, r.country_code, r.region, r.city, r.language,
+  r.event_id,
+  r.type,
+  r.name,
+  r.ts,
+  r.session_id,
+  r.visitor_id,
+  r.url,
+  r.hostname,
+  r.pathname,
+  r.referrer,
+  r.referrer_domain,
+  r.source_name,
+  r.utm_source,
+  r.utm_medium,
+  r.utm_campaign,
+  r.utm_content,
+  r.utm_term,
+  r.device_type,
+  r.browser,
+  r.browser_version,
+  r.os,
+  r.os_version,
+  r.country_code,
+  r.region,
+  r.city,
+  r.language,
   // The decimal's text as JSON.stringify writes it; the view parses it exactly (no binary float rounding).
-  String(r.revenue), r.currency, r.props, r.idempotency_key,
+  String(r.revenue),
+  r.currency,
+  r.props,
+  r.idempotency_key,
 ];
 
 function writeInts(w: RowBinaryWriter, r: EventRow): void {
@@ -282,7 +324,12 @@ export function keepRows(job: QueuedIngest, keep: readonly boolean[]): QueuedIng
   const notDropped = <T extends { event_id: string }>(records: T[]) => records.filter((r) => !dropped.has(r.event_id));
   return {
     // The ts span of all rows still covers the kept ones: the worker only bounds a lookup with it.
-    data: { ...job.data, rows: spans.filter((_, i) => keep[i]).length, identities: notDropped(job.data.identities), payments: notDropped(job.data.payments) },
+    data: {
+      ...job.data,
+      rows: spans.filter((_, i) => keep[i]).length,
+      identities: notDropped(job.data.identities),
+      payments: notDropped(job.data.payments),
+    },
     payload: keptRows(job.payload, spans, keep),
   };
 }

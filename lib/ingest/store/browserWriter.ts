@@ -14,7 +14,12 @@ function token(kind: string, ids: string[]): string {
   return `${kind}-${hash.digest('hex')}`;
 }
 
-async function insertRows<T extends Record<string, unknown>>(clickhouse: ClickHouseClient, table: string, rows: T[], ids: string[]) {
+async function insertRows<T extends Record<string, unknown>>(
+  clickhouse: ClickHouseClient,
+  table: string,
+  rows: T[],
+  ids: string[],
+) {
   if (rows.length === 0) return;
   await clickhouse.insert({
     table,
@@ -29,9 +34,24 @@ export async function insertBrowserRows(
   clickhouse: ClickHouseClient,
   rows: { interactions: InteractionRow[]; errors: ErrorRow[]; replays: ReplayRow[] },
 ): Promise<void> {
-  await insertRows(clickhouse, 'interactions', rows.interactions, rows.interactions.map((r) => r.event_id));
-  await insertRows(clickhouse, 'error_events', rows.errors, rows.errors.map((r) => r.event_id));
-  await insertRows(clickhouse, 'replay_chunks', rows.replays, rows.replays.map((r) => `${r.session_id}/${r.seq}`));
+  await insertRows(
+    clickhouse,
+    'interactions',
+    rows.interactions,
+    rows.interactions.map((r) => r.event_id),
+  );
+  await insertRows(
+    clickhouse,
+    'error_events',
+    rows.errors,
+    rows.errors.map((r) => r.event_id),
+  );
+  await insertRows(
+    clickhouse,
+    'replay_chunks',
+    rows.replays,
+    rows.replays.map((r) => `${r.session_id}/${r.seq}`),
+  );
 }
 
 /** Upserts error groups for occurrences not counted before (idempotent across retries). */
@@ -69,7 +89,14 @@ export async function upsertErrorGroups(pool: Pool, errors: ErrorRow[]): Promise
            first_seen_at = LEAST(g.first_seen_at, EXCLUDED.first_seen_at),
            last_seen_at = GREATEST(g.last_seen_at, EXCLUDED.last_seen_at),
            updated_at = now()`,
-        [e.website_id, e.fingerprint, cleanText(e.message.slice(0, 1000)), cleanText(e.error_type) || 'Error', newVisitor ?? 0, at],
+        [
+          e.website_id,
+          e.fingerprint,
+          cleanText(e.message.slice(0, 1000)),
+          cleanText(e.error_type) || 'Error',
+          newVisitor ?? 0,
+          at,
+        ],
       );
     }
   });

@@ -30,7 +30,11 @@ export function isBadDataError(err: unknown): boolean {
  * Inserts event rows through `events_ingest` (sql/clickhouse/008, 015: read as plain strings, converted by
  * whole columns): job payloads, RowBinary in ROW_BINARY_COLUMNS order, as one buffer or several.
  */
-export async function insertEventRows(clickhouse: ClickHouseClient, rows: Buffer | readonly Buffer[], token: string): Promise<void> {
+export async function insertEventRows(
+  clickhouse: ClickHouseClient,
+  rows: Buffer | readonly Buffer[],
+  token: string,
+): Promise<void> {
   // Several buffers (one per job) are streamed as they are: concatenating a flush would copy it whole for nothing.
   const chunks = (Buffer.isBuffer(rows) ? [rows] : rows).filter((c) => c.length > 0);
   if (chunks.length === 0) return;

@@ -5,14 +5,14 @@
 // worker (workers/ingestWriter.ts) keeps buffering, timers and BullMQ, and settles each job by its outcome.
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../../clickhouse/client';
-import { voidedJobs } from '../../queue/ingestMarks';
 import { ingestPayloadKey } from '../../queue/ingest';
+import { voidedJobs } from '../../queue/ingestMarks';
 import type { Redis } from '../../redis';
+import { eventRowSpans, keptRows } from '../job/rowBinary';
+import type { IngestJob } from '../job/rows';
 import { insertBrowserRows, upsertErrorGroups } from './browserWriter';
 import { dedupToken, existingEventIds, insertEventRows, isBadDataError } from './chWriter';
 import { writeIdentities, writePayments } from './pgWriter';
-import { eventRowSpans, keptRows } from '../job/rowBinary';
-import type { IngestJob } from '../job/rows';
 
 export interface FlushDeps {
   clickhouse: ClickHouseClient;
@@ -88,7 +88,11 @@ export async function storeFlush(deps: FlushDeps, jobs: readonly FlushJob[]): Pr
   let batch: Entry[] = jobs.map((job, at) => ({ job, at })).filter((e) => live.has(e.job.data.websiteId));
   batch = await loadPayloads(deps, batch, outcomes);
   if (batch.length === 0) return result;
-  const voided = await voidedJobs(deps.queueRedis, batch[0].job.queue, batch.map((e) => e.job.id));
+  const voided = await voidedJobs(
+    deps.queueRedis,
+    batch[0].job.queue,
+    batch.map((e) => e.job.id),
+  );
   const prepared = await Promise.all(batch.map((e) => prepare(deps, e, voided)));
   try {
     await writeSideRecords(deps, batch);
@@ -126,7 +130,8 @@ async function loadPayloads(deps: FlushDeps, batch: Entry[], outcomes: FlushOutc
     if (payload) e.payload = payload;
     else missing.add(e);
   });
-  for (const e of missing) outcomes[e.at] = { stored: false, error: new Error('ingest job payload is missing'), final: true };
+  for (const e of missing)
+    outcomes[e.at] = { stored: false, error: new Error('ingest job payload is missing'), final: true };
   return batch.filter((e) => !missing.has(e));
 }
 
@@ -140,7 +145,8 @@ async function prepare(deps: FlushDeps, e: Entry, voidJobs: ReadonlySet<string>)
     e.void = true;
     return { lines: EMPTY, rowNames: [], rows: 0, dropped: all };
   }
-  if (!job.retried || !payload || !data.tsRange) return { lines: payload ?? EMPTY, rowNames: [`job:${job.id}`], rows: all, dropped: 0 };
+  if (!job.retried || !payload || !data.tsRange)
+    return { lines: payload ?? EMPTY, rowNames: [`job:${job.id}`], rows: all, dropped: 0 };
   // A retried job: the rows an earlier attempt stored are taken out, each row cut from the payload.
   const spans = eventRowSpans(payload);
   const ids = spans.map((s) => s.eventId);
@@ -155,7 +161,11 @@ async function prepare(deps: FlushDeps, e: Entry, voidJobs: ReadonlySet<string>)
 async function insertEvents(deps: FlushDeps, prepared: Prepared[]): Promise<void> {
   const parts = prepared.filter((p) => p.rows > 0);
   if (parts.length === 0) return;
-  await insertEventRows(deps.clickhouse, parts.map((p) => p.lines), dedupToken(parts.flatMap((p) => p.rowNames)));
+  await insertEventRows(
+    deps.clickhouse,
+    parts.map((p) => p.lines),
+    dedupToken(parts.flatMap((p) => p.rowNames)),
+  );
 }
 
 /** Writes each job on its own (side records, then events); a job whose data is refused fails for good. */

@@ -1,7 +1,8 @@
 // System-of-record writes of the ingest worker (DESIGN §1): identify upserts and payments, through COPY into
 // a temporary table and one INSERT … ON CONFLICT each. Both are idempotent, so a retried job is harmless.
-import { pipeline } from 'node:stream/promises';
+
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Pool, PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { withTransaction } from '../../db/pool';
@@ -20,9 +21,23 @@ async function copyRows(client: PoolClient, table: string, columns: string[], ro
   await pipeline(Readable.from(lines), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)));
 }
 
-const IDENTITY_COLUMNS = ['website_id', 'visitor_id', 'email', 'name', 'customer_id', 'phone', 'company', 'attributes', 'first_seen_at', 'last_seen_at'];
+const IDENTITY_COLUMNS = [
+  'website_id',
+  'visitor_id',
+  'email',
+  'name',
+  'customer_id',
+  'phone',
+  'company',
+  'attributes',
+  'first_seen_at',
+  'last_seen_at',
+];
 
-export type MergedIdentity = Omit<IdentityRecord, 'seen_at' | 'event_id'> & { first_seen_at: string; last_seen_at: string };
+export type MergedIdentity = Omit<IdentityRecord, 'seen_at' | 'event_id'> & {
+  first_seen_at: string;
+  last_seen_at: string;
+};
 
 /** One row per (website, visitor): later identifies win field by field; attributes merge; seen times span. */
 export function mergeIdentities(records: IdentityRecord[]): MergedIdentity[] {
@@ -54,7 +69,16 @@ export function mergeIdentities(records: IdentityRecord[]): MergedIdentity[] {
 export async function writeIdentities(pool: Pool, records: IdentityRecord[]): Promise<void> {
   if (records.length === 0) return;
   const rows = mergeIdentities(records).map((r) => [
-    r.website_id, r.visitor_id, r.email, r.name, r.customer_id, r.phone, r.company, r.attributes, r.first_seen_at, r.last_seen_at,
+    r.website_id,
+    r.visitor_id,
+    r.email,
+    r.name,
+    r.customer_id,
+    r.phone,
+    r.company,
+    r.attributes,
+    r.first_seen_at,
+    r.last_seen_at,
   ]);
   await withTransaction(pool, async (client) => {
     await client.query(`CREATE TEMP TABLE identify_in (
@@ -81,15 +105,32 @@ export async function writeIdentities(pool: Pool, records: IdentityRecord[]): Pr
 }
 
 const PAYMENT_COLUMNS = [
-  'event_id', 'website_id', 'visitor_id', 'session_id', 'amount', 'currency', 'payment_provider', 'status',
-  'provider_event_id', 'customer_email', 'plan_name', 'props', 'source', 'occurred_at',
+  'event_id',
+  'website_id',
+  'visitor_id',
+  'session_id',
+  'amount',
+  'currency',
+  'payment_provider',
+  'status',
+  'provider_event_id',
+  'customer_email',
+  'plan_name',
+  'props',
+  'source',
+  'occurred_at',
 ] as const;
 
 export async function writePayments(pool: Pool, records: PaymentRecord[]): Promise<void> {
   if (records.length === 0) return;
   await withTransaction(pool, async (client) => {
     await client.query('CREATE TEMP TABLE payments_in (LIKE payments INCLUDING DEFAULTS) ON COMMIT DROP');
-    await copyRows(client, 'payments_in', [...PAYMENT_COLUMNS], records.map((r) => PAYMENT_COLUMNS.map((c) => r[c])));
+    await copyRows(
+      client,
+      'payments_in',
+      [...PAYMENT_COLUMNS],
+      records.map((r) => PAYMENT_COLUMNS.map((c) => r[c])),
+    );
     await client.query(`
       INSERT INTO payments (${PAYMENT_COLUMNS.join(', ')})
       SELECT ${PAYMENT_COLUMNS.map((c) => `p.${c}`).join(', ')} FROM payments_in p JOIN websites w ON w.id = p.website_id

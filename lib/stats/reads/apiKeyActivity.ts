@@ -6,7 +6,7 @@
 // sender may set up to 24 h off the server clock. Every query also bounds `ts` (within 24 h of received_at by
 // validation) so ClickHouse can skip old monthly partitions; api_key_id is not in the sort key.
 import { z } from 'zod';
-import { selectRows, type ClickHouseClient } from '../../clickhouse/client';
+import { type ClickHouseClient, selectRows } from '../../clickhouse/client';
 import { isoFromMs } from '../time';
 
 export const RECENT_EVENTS = 20;
@@ -34,7 +34,6 @@ export type ApiKeyActivity = z.infer<typeof apiKeyActivitySchema>;
 
 type Params = Record<string, unknown>;
 
-
 const T = "DateTime64(3, 'UTC')";
 // received_at in (d7, now]; ts can trail received_at by at most 24 h.
 const LAST_7D = `received_at >= {d7:${T}} AND received_at <= {now:${T}} AND ts >= {d8:${T}}`;
@@ -59,7 +58,11 @@ function recentQuery(window: string): string {
           LIMIT ${RECENT_EVENTS}`;
 }
 
-export async function apiKeyActivity(clickhouse: ClickHouseClient, apiKeyId: string, now: Date = new Date()): Promise<ApiKeyActivity> {
+export async function apiKeyActivity(
+  clickhouse: ClickHouseClient,
+  apiKeyId: string,
+  now: Date = new Date(),
+): Promise<ApiKeyActivity> {
   // Browser events carry an empty api_key_id: an empty id would list every browser event.
   if (!apiKeyId) throw new RangeError('apiKeyId is required');
   const params: Params = {
@@ -86,7 +89,9 @@ export async function apiKeyActivity(clickhouse: ClickHouseClient, apiKeyId: str
   ]);
   // A key idle for a week still shows its last events: only then scan its whole (retention-bounded) history.
   const recent =
-    recent7d.length < RECENT_EVENTS ? await selectRows<RecentRow>(clickhouse, recentQuery(`received_at <= {now:${T}}`), params) : recent7d;
+    recent7d.length < RECENT_EVENTS
+      ? await selectRows<RecentRow>(clickhouse, recentQuery(`received_at <= {now:${T}}`), params)
+      : recent7d;
   return {
     accepted_last_24h: Number(counts[0]?.last_24h ?? 0),
     accepted_last_7d: Number(counts[0]?.last_7d ?? 0),

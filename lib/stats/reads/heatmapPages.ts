@@ -8,13 +8,18 @@
 // and a partition held in one part (the usual state of every month but the current one) is read without
 // any merging. That gives uniqExact(event_id)'s answer without hashing every event id of the website on
 // every request (on 1M clicks: ~30-75 ms instead of ~85-150 ms, measured).
-import { selectRows, type ClickHouseClient } from '../../clickhouse/client';
-import type { HeatmapPagesData } from '../../external/schemas';
+
 import { checkInt } from '../../checks';
+import { type ClickHouseClient, selectRows } from '../../clickhouse/client';
+import type { HeatmapPagesData } from '../../external/schemas';
 import { isoFromMs } from '../time';
 
 /** All-time heatmap pages: distinct clicks per path, most clicked first (ties by path ascending). */
-export async function heatmapPages(clickhouse: ClickHouseClient, websiteId: string, limit: number): Promise<HeatmapPagesData> {
+export async function heatmapPages(
+  clickhouse: ClickHouseClient,
+  websiteId: string,
+  limit: number,
+): Promise<HeatmapPagesData> {
   checkInt(limit, 'limit', 1, 10_000);
   const rows = await selectRows<{ url: string; total_interactions: string; last_ms: string }>(
     clickhouse,
@@ -28,6 +33,10 @@ export async function heatmapPages(clickhouse: ClickHouseClient, websiteId: stri
     { website: websiteId, limit },
   );
   return {
-    pages: rows.map((r) => ({ url: r.url, total_interactions: Number(r.total_interactions), last_updated: isoFromMs(r.last_ms) })),
+    pages: rows.map((r) => ({
+      url: r.url,
+      total_interactions: Number(r.total_interactions),
+      last_updated: isoFromMs(r.last_ms),
+    })),
   };
 }

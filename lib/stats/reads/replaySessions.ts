@@ -7,9 +7,10 @@
 // the copy ReplacingMergeTree itself keeps, so the answer does not change when the merge happens. The page
 // of sessions is chosen from (session_id, seq, ts) alone; only its sessions' chunk data is parsed and only
 // their `sessions` rows are read (both tables are ordered by (website_id, session_id): point lookups).
-import { selectRows, type ClickHouseClient } from '../../clickhouse/client';
-import type { ReplaySession, ReplaySessionsData } from '../../external/schemas';
+
 import { checkInt } from '../../checks';
+import { type ClickHouseClient, selectRows } from '../../clickhouse/client';
+import type { ReplaySession, ReplaySessionsData } from '../../external/schemas';
 import { isoFromMs } from '../time';
 
 /**

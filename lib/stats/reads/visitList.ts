@@ -1,6 +1,6 @@
 // The External API's visitor list: the visits that began in a range, newest first, one page of them, each
 // with its visit's values (not a metric query: rows of sessions, not counts).
-import { selectRows, type ClickHouseClient } from '../../clickhouse/client';
+import { type ClickHouseClient, selectRows } from '../../clickhouse/client';
 import { isVisitKey, type RangeQuery } from '../model';
 import { visitSource } from '../plan';
 import { coverageFacts } from '../run';
@@ -58,7 +58,20 @@ export async function listVisits(
       GROUP BY session_id
     )
     ORDER BY s DESC, session_id ASC`;
-  type Row = { session_id: string; visitor: string; started_ms: string; country: string; town: string; device: string; br: string; system: string; landing: string; ref: string; interacted: number; score: number };
+  type Row = {
+    session_id: string;
+    visitor: string;
+    started_ms: string;
+    country: string;
+    town: string;
+    device: string;
+    br: string;
+    system: string;
+    landing: string;
+    ref: string;
+    interacted: number;
+    score: number;
+  };
   return (await selectRows<Row>(clickhouse, sql, params)).map((r) => ({
     session_id: r.session_id,
     visitor_id: r.visitor,

@@ -7,7 +7,11 @@ import { rolledDaysSql, windowSql } from './rollupRows';
 import { eventColumn, eventFilterSql, visitJoin, visitKeysOf } from './visits';
 
 /** Rows of (d, k, visitors, pageviews, events): d is the dimension, '' for the total. */
-export function eventBreakdownsStatement(q: RangeQuery, dimensions: readonly EventDimension[], plan: EventBreakdownsPlan): { sql: string; params: Record<string, unknown> } {
+export function eventBreakdownsStatement(
+  q: RangeQuery,
+  dimensions: readonly EventDimension[],
+  plan: EventBreakdownsPlan,
+): { sql: string; params: Record<string, unknown> } {
   const params: Record<string, unknown> = { w: q.websiteId, tz: q.timeZone, dims: ['', ...dimensions] };
   const { days, raw: windows, run, sums, visits } = plan;
   const selects: string[] = [];
@@ -19,7 +23,8 @@ export function eventBreakdownsStatement(q: RangeQuery, dimensions: readonly Eve
     const all = (1 << columns.length) - 1;
     const maskOf = (i: number) => all & ~(1 << (columns.length - 1 - i));
     const set = `grouping(${columns.join(', ')})`;
-    const which = (value: (i: number) => string) => `multiIf(${columns.map((_, i) => `${set} = ${maskOf(i)}, ${value(i)}`).join(', ')}, '')`;
+    const which = (value: (i: number) => string) =>
+      `multiIf(${columns.map((_, i) => `${set} = ${maskOf(i)}, ${value(i)}`).join(', ')}, '')`;
     selects.push(`SELECT ${which((i) => `'${dimensions[i]}'`)} AS d, ${which((i) => `toString(${columns[i]})`)} AS k,
         uniqStateIf(visitor_id, visitor_id != '') AS v, countIf(type = 'pageview') AS pv, count() AS ev
       FROM events${visitJoin(visitKeysOf(dimensions), windows, params)}

@@ -22,7 +22,11 @@ export function condition(f: Filter, i: number, expr: string, params: Record<str
 }
 
 /** The filters as ` AND …` conditions on the expressions `column` gives for their keys. */
-export function filterSql(filters: readonly Filter[], params: Record<string, unknown>, column: (key: Filter['key']) => string): string {
+export function filterSql(
+  filters: readonly Filter[],
+  params: Record<string, unknown>,
+  column: (key: Filter['key']) => string,
+): string {
   return filters.map((f, i) => ` AND ${condition(f, i, column(f.key), params)}`).join('');
 }
 

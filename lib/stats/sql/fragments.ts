@@ -14,7 +14,13 @@ export const EMPTY_SKETCH = "arrayReduce('uniqState', CAST([], 'Array(String)'))
  * sides for session parts (a session that began earlier must be seen whole to be placed right), after the
  * end only for a visit's events (they follow its start, and may run on past the window).
  */
-export function inWindows(column: string, windows: readonly Window[], params: Record<string, unknown>, widen: 'none' | 'around' | 'after' = 'none', prefix = 'w'): string {
+export function inWindows(
+  column: string,
+  windows: readonly Window[],
+  params: Record<string, unknown>,
+  widen: 'none' | 'around' | 'after' = 'none',
+  prefix = 'w',
+): string {
   const clauses = windows.map((w, i) => {
     params[`${prefix}${i}a`] = w.start / 1000;
     params[`${prefix}${i}b`] = w.end / 1000;
@@ -27,7 +33,8 @@ export function inWindows(column: string, windows: readonly Window[], params: Re
     if (column !== 'ts') return `(${column} >= ${from} AND ${column} < ${until})`;
     // A window of whole UTC days is a range of that key alone: no row's ts needs comparing (30 days read
     // raw: ~10 % less store CPU). Other windows (a website's own midnights) compare ts as well.
-    if (w.start % DAY_MS === 0 && w.end % DAY_MS === 0) return `(toDate(ts) >= toDate(${from}) AND toDate(ts) < toDate(${until}))`;
+    if (w.start % DAY_MS === 0 && w.end % DAY_MS === 0)
+      return `(toDate(ts) >= toDate(${from}) AND toDate(ts) < toDate(${until}))`;
     return `(ts >= ${from} AND ts < ${until} AND toDate(ts) >= toDate(${from}) AND toDate(ts) <= toDate(${until}))`;
   });
   return `(${clauses.join(' OR ')})`;
@@ -46,4 +53,5 @@ export function onlyKeys(column: string, params: Record<string, unknown>): strin
 }
 
 /** The SELECTs given, as one UNION ALL. */
-export const unionAll = (selects: readonly (string | undefined)[]) => selects.filter((p): p is string => p !== undefined).join('\n      UNION ALL\n      ');
+export const unionAll = (selects: readonly (string | undefined)[]) =>
+  selects.filter((p): p is string => p !== undefined).join('\n      UNION ALL\n      ');

@@ -7,7 +7,10 @@ import { attrsFilterSql } from './filters';
 import { bindDim, onlyKeys } from './fragments';
 
 /** The conditions on `date` and `version` that select a plan's rows of a rollup table (binds r*). */
-export function rolledDaysSql(plan: Pick<RollupPlan, 'firstDay' | 'lastDay' | 'skipDays' | 'pinned' | 'newest'>, params: Record<string, unknown>): string {
+export function rolledDaysSql(
+  plan: Pick<RollupPlan, 'firstDay' | 'lastDay' | 'skipDays' | 'pinned' | 'newest'>,
+  params: Record<string, unknown>,
+): string {
   params.rlo = plan.firstDay;
   params.rhi = plan.lastDay;
   params.rnewest = plan.newest;
@@ -19,7 +22,8 @@ export function rolledDaysSql(plan: Pick<RollupPlan, 'firstDay' | 'lastDay' | 's
   if (plan.pinned.length) {
     params.rpinned = plan.pinned.map(([day]) => day);
     params.rversions = plan.pinned.map(([, version]) => version);
-    sql += ' AND (date NOT IN {rpinned:Array(Date)} OR version = {rversions:Array(UInt64)}[indexOf({rpinned:Array(Date)}, date)])';
+    sql +=
+      ' AND (date NOT IN {rpinned:Array(Date)} OR version = {rversions:Array(UInt64)}[indexOf({rpinned:Array(Date)}, date)])';
   }
   return sql;
 }
@@ -39,7 +43,14 @@ export function rollupKey(d: Dimension | undefined): string {
 }
 
 /** Rows of one rollup dimension over the plan's days (`where`: more ` AND …` conditions). */
-export function rollupRows(columns: string, dim: string, plan: RollupPlan, d: Dimension | undefined, params: Record<string, unknown>, where = ''): string {
+export function rollupRows(
+  columns: string,
+  dim: string,
+  plan: RollupPlan,
+  d: Dimension | undefined,
+  params: Record<string, unknown>,
+  where = '',
+): string {
   return `SELECT ${rollupKey(d)} AS k, ${columns} FROM daily_rollups_v2
       WHERE website_id = {w:UUID} AND tz = {tz:String} AND dim = ${bindDim(params, dim)} AND ${rolledDaysSql(plan, params)}${onlyKeys('value', params)}${where}`;
 }
@@ -56,16 +67,29 @@ export function windowSql(plan: RollupPlan, run: string, params: Record<string, 
  * Rows of one dimension of a run of the merged window over the plan's days: visit dimensions (`s:…`) from
  * window_visits, the others from window_rollups_v2.
  */
-export function windowRows(columns: string, dim: string, plan: RollupPlan, run: string, key: string, params: Record<string, unknown>, where = ''): string {
+export function windowRows(
+  columns: string,
+  dim: string,
+  plan: RollupPlan,
+  run: string,
+  key: string,
+  params: Record<string, unknown>,
+  where = '',
+): string {
   return `SELECT ${key} AS k, ${columns} FROM ${dim.startsWith('s:') ? 'window_visits' : 'window_rollups_v2'}
       WHERE ${windowSql(plan, run, params)} AND dim = ${bindDim(params, dim)}${onlyKeys('value', params)}${where}`;
 }
 
 /** Session metrics of the plan's days for the visits whose attributes match the filters (`s:attrs`, or a run of its window). */
-export function filteredVisitRows(plan: RollupPlan, d: Dimension | undefined, filters: readonly Filter[], params: Record<string, unknown>, run: string | undefined): string {
+export function filteredVisitRows(
+  plan: RollupPlan,
+  d: Dimension | undefined,
+  filters: readonly Filter[],
+  params: Record<string, unknown>,
+  run: string | undefined,
+): string {
   const columns = 'visits, bounces, duration_s, score_sum, 0 AS pvs, 0 AS evs';
   return run !== undefined
     ? windowRows(columns, 's:attrs', plan, run, rollupKey(d), params, attrsFilterSql(filters, params))
     : rollupRows(columns, 's:attrs', plan, d, params, attrsFilterSql(filters, params));
 }
-

@@ -2,12 +2,20 @@
 // metrics, session metrics, value scores by page — each merging the plan's rollup rows, merged window and
 // raw rows, run as one statement (statsStatement).
 import type { Dimension, StatsQuery } from '../model';
-import { bySessions as sessionsOnly, type StatsPlan } from '../plan';
-import { EMPTY_SKETCH, inWindows, onlyKeys, unionAll } from './fragments';
+import { type StatsPlan, bySessions as sessionsOnly } from '../plan';
 import { attrsFilterSql } from './filters';
+import { EMPTY_SKETCH, inWindows, onlyKeys, unionAll } from './fragments';
 import { filteredVisitRows, rollupKey, rollupRows, windowRows } from './rollupRows';
 import { SCORE_COLUMNS, VALUE_SCORE_SQL } from './valueScore';
-import { customEventsJoin, eventColumn, eventFilterSql, sessionFold, visitJoin, visitKeysOf, visitValue } from './visits';
+import {
+  customEventsJoin,
+  eventColumn,
+  eventFilterSql,
+  sessionFold,
+  visitJoin,
+  visitKeysOf,
+  visitValue,
+} from './visits';
 
 /** Per dimension: the key expression over `events`, and over a finished session (columns of the inner query). */
 function eventKey(d: Dimension | undefined): string {
@@ -148,7 +156,11 @@ export function statsParts(q: StatsQuery, plan: StatsPlan): Part[] {
     const score = q.metrics.includes('value_score') && !plan.pageScores;
     const dimensionColumn = sessionDimensionColumn(q.dimension);
     const countEvents = bySessions && q.metrics.includes('events');
-    const columns = [bySessions ? 'any(visitor_id) AS visitor' : '', score ? SCORE_COLUMNS : '', dimensionColumn ?? ''].filter(Boolean);
+    const columns = [
+      bySessions ? 'any(visitor_id) AS visitor' : '',
+      score ? SCORE_COLUMNS : '',
+      dimensionColumn ?? '',
+    ].filter(Boolean);
     const raw = plan.sessions.raw
       ? `SELECT ${sessionKey(q.dimension)} AS k, count() AS visits, countIf(pv = 1 AND it = 0) AS bounces, toUInt64(sum(dateDiff('second', s, e))) AS duration_s,
           toFloat64(${score ? `sum(${VALUE_SCORE_SQL})` : '0'}) AS score_sum,
@@ -162,8 +174,21 @@ export function statsParts(q: StatsQuery, plan: StatsPlan): Part[] {
         ? plan.sessions.rolled!.filtered
           ? filteredVisitRows(days, q.dimension, q.filters, params, from === 'window' ? run : undefined)
           : from === 'window'
-            ? windowRows('visits, bounces, duration_s, score_sum, 0 AS pvs, 0 AS evs', dims.sessions, days, run!, rollupKey(q.dimension), params)
-            : rollupRows(`visits, bounces, duration_s, score_sum, ${bySessions && wantVisitors ? 'visitors AS v, ' : ''}pageviews AS pvs, events AS evs`, dims.sessions, days, q.dimension, params)
+            ? windowRows(
+                'visits, bounces, duration_s, score_sum, 0 AS pvs, 0 AS evs',
+                dims.sessions,
+                days,
+                run!,
+                rollupKey(q.dimension),
+                params,
+              )
+            : rollupRows(
+                `visits, bounces, duration_s, score_sum, ${bySessions && wantVisitors ? 'visitors AS v, ' : ''}pageviews AS pvs, events AS evs`,
+                dims.sessions,
+                days,
+                q.dimension,
+                params,
+              )
         : undefined;
     parts.push({
       kind: 'sessions',
@@ -193,7 +218,10 @@ export function statsParts(q: StatsQuery, plan: StatsPlan): Part[] {
       ARRAY JOIN v.pages AS page
       GROUP BY k`
       : undefined;
-    const rolled = days && plan.pageScores.daily ? rollupRows('score_sum, scored', 'page_scores', days, q.dimension, params) : undefined;
+    const rolled =
+      days && plan.pageScores.daily
+        ? rollupRows('score_sum, scored', 'page_scores', days, q.dimension, params)
+        : undefined;
     parts.push({
       kind: 'pageScores',
       sql: `SELECT k, round(sum(score_sum) / sum(scored), 1) AS value_score FROM (
@@ -224,12 +252,16 @@ export function statsStatement(parts: readonly Part[]): { sql: string; params: R
   for (const part of parts) {
     for (const [name, value] of Object.entries(part.params)) {
       // The parts bind the same names to the same values (one website, window set and filter list).
-      if (name in params && JSON.stringify(params[name]) !== JSON.stringify(value)) throw new Error(`parameter ${name} bound twice`);
+      if (name in params && JSON.stringify(params[name]) !== JSON.stringify(value))
+        throw new Error(`parameter ${name} bound twice`);
       params[name] = value;
     }
   }
   const sql = parts
-    .map((part, i) => `SELECT ${i} AS part, k, [${part.columns.map((c) => `toFloat64(${c})`).join(', ')}] AS x FROM (\n${part.sql}\n)`)
+    .map(
+      (part, i) =>
+        `SELECT ${i} AS part, k, [${part.columns.map((c) => `toFloat64(${c})`).join(', ')}] AS x FROM (\n${part.sql}\n)`,
+    )
     .join('\nUNION ALL\n');
   return { sql, params };
 }

@@ -6,4 +6,5 @@
  */
 export const VALUE_SCORE_SQL = `least(100, 10 * least(pv, 4) + least(25, intDiv(eng, 60000) * 5) + 15 * (it > 0) + 20 * (goals > 0) + 10 * idf + 20 * (buys > 0))`;
 /** The folded columns VALUE_SCORE_SQL reads, beyond pv and it. */
-export const SCORE_COLUMNS = 'sum(engagement_ms) AS eng, sum(goals) AS goals, max(identified) AS idf, sum(purchases) AS buys';
+export const SCORE_COLUMNS =
+  'sum(engagement_ms) AS eng, sum(goals) AS goals, max(identified) AS idf, sum(purchases) AS buys';

@@ -41,7 +41,8 @@ function visitsAround(windows: readonly Window[], params: Record<string, unknown
 }
 
 /** The visit-key filters with their indexes (their bound parameters are f<i>). */
-const visitFilters = (filters: readonly Filter[]) => filters.flatMap((f, i) => (isVisitKey(f.key) ? [{ f, i, key: f.key }] : []));
+const visitFilters = (filters: readonly Filter[]) =>
+  filters.flatMap((f, i) => (isVisitKey(f.key) ? [{ f, i, key: f.key }] : []));
 
 /** Whether '' (the value of a session without visit values) satisfies a filter. */
 function emptyMatches(f: Filter): boolean {
@@ -49,7 +50,11 @@ function emptyMatches(f: Filter): boolean {
 }
 
 /** Every visit-key filter, as one condition on the expressions `column` gives for their keys. */
-function visitConditions(filters: readonly Filter[], params: Record<string, unknown>, column: (key: VisitKey) => string): string {
+function visitConditions(
+  filters: readonly Filter[],
+  params: Record<string, unknown>,
+  column: (key: VisitKey) => string,
+): string {
   return visitFilters(filters)
     .map(({ f, i, key }) => condition(f, i, column(key), params))
     .join(' AND ');
@@ -92,7 +97,11 @@ function visitFilterSql(filters: readonly Filter[], visits: VisitSource, params:
  * ` LEFT JOIN` onto `events` of the visit values of `keys` (columns v_<key>) of visitsAround, or '' for no
  * keys; an event whose session is not among them reads ''.
  */
-export function visitJoin(keys: readonly VisitKey[], windows: readonly Window[], params: Record<string, unknown>): string {
+export function visitJoin(
+  keys: readonly VisitKey[],
+  windows: readonly Window[],
+  params: Record<string, unknown>,
+): string {
   if (keys.length === 0) return '';
   const values = keys.map((k) => `${visitValue(k)} AS v_${k}`).join(', ');
   return ` LEFT JOIN (SELECT session_id AS vsid, ${values} ${visitsAround(windows, params)}) AS visit ON visit.vsid = events.session_id`;
@@ -115,8 +124,15 @@ export function customEventsJoin(windows: readonly Window[], params: Record<stri
  * visit values match (a set, inVisitSet: measured 3.7× cheaper than joining every event's visit value, 30
  * days raw), an event without a session by its own values; `visitKeys: false` leaves visit keys out.
  */
-export function eventFilterSql(filters: readonly Filter[], visits: VisitSource, params: Record<string, unknown>, visitKeys = true): string {
-  const pages = filters.map((f, i) => (isVisitKey(f.key) ? '' : ` AND ${condition(f, i, FILTER_COLUMNS[f.key], params)}`)).join('');
+export function eventFilterSql(
+  filters: readonly Filter[],
+  visits: VisitSource,
+  params: Record<string, unknown>,
+  visitKeys = true,
+): string {
+  const pages = filters
+    .map((f, i) => (isVisitKey(f.key) ? '' : ` AND ${condition(f, i, FILTER_COLUMNS[f.key], params)}`))
+    .join('');
   const set = visitKeys ? inVisitSet(filters, visits, params) : '';
   if (!set) return pages;
   return `${pages} AND if(session_id = '', ${visitConditions(filters, params, (key) => `toString(${FILTER_COLUMNS[key]})`)}, ${set})`;
@@ -126,7 +142,12 @@ export function eventFilterSql(filters: readonly Filter[], visits: VisitSource, 
  * Under filters, session metrics count the sessions whose visit values match the visit-key filters and that
  * hold a pageview matching the page filters.
  */
-function sessionFilterSql(filters: readonly Filter[], windows: readonly Window[], visits: VisitSource, params: Record<string, unknown>): string {
+function sessionFilterSql(
+  filters: readonly Filter[],
+  windows: readonly Window[],
+  visits: VisitSource,
+  params: Record<string, unknown>,
+): string {
   const byPageview = filters.some((f) => !isVisitKey(f.key))
     ? ` AND session_id IN (
     SELECT session_id FROM events
@@ -155,4 +176,3 @@ export function sessionFold(
         GROUP BY session_id
         HAVING ${inWindows('s', windows, params)} AND pv > 0`;
 }
-
