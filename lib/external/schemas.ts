@@ -68,9 +68,6 @@ export const websiteIdParams = z.object({
 });
 export const errorGroupStatusBody = z.object({ status: z.enum(ERROR_GROUP_STATUSES) });
 
-export type AnalyticsQuery = z.infer<typeof analyticsQuery>;
-export type VisitorsQuery = z.infer<typeof visitorsQuery>;
-export type TopListQuery = z.infer<typeof topListQuery>;
 
 // ---- envelopes and errors ------------------------------------------------------------------------------
 
@@ -287,8 +284,6 @@ export type WebsiteSettings = z.infer<typeof websiteSettings>;
 export type WebsiteSummary = z.infer<typeof websiteSummary>;
 export type WebsiteDetail = z.infer<typeof websiteDetail>;
 export type AnalyticsData = z.infer<typeof analyticsData>;
-export type DailyStat = z.infer<typeof dailyStat>;
-export type VisitorRecord = z.infer<typeof visitorRecord>;
 export type VisitorsData = z.infer<typeof visitorsData>;
 export type PagesData = z.infer<typeof pagesData>;
 export type CountriesData = z.infer<typeof countriesData>;

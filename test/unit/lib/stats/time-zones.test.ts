@@ -8,7 +8,7 @@ type Zones = typeof import('../../../../lib/stats/timeZones');
 function freshZones(): Zones {
   let zones: Zones | undefined;
   jest.isolateModules(() => {
-    zones = jest.requireActual<Zones>('../../lib/stats/timeZones');
+    zones = jest.requireActual<Zones>('../../../../lib/stats/timeZones');
   });
   return zones!;
 }
