@@ -68,7 +68,6 @@ export const websiteIdParams = z.object({
 });
 export const errorGroupStatusBody = z.object({ status: z.enum(ERROR_GROUP_STATUSES) });
 
-
 // ---- envelopes and errors ------------------------------------------------------------------------------
 
 export const ERROR_CODES = [
