@@ -4,12 +4,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { z } from 'zod';
 import { storeCredentialFor } from './clickhouse/credential';
 import { keptSecret } from './keptSecret';
 import { PLAN_NAMES } from './plans';
 import { BACKGROUND_PRIORITIES } from './process/cpuPriority';
 import { writeFatal } from './process/output';
+import { z } from './zod';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])

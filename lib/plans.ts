@@ -1,5 +1,5 @@
 // Plans and their limits (DESIGN §3 "Plans"). Billing is out of scope: operators set plans with the CLI.
-import { z } from 'zod';
+import { z } from './zod';
 
 // The spec's four plans, and `unlimited`: the instance owner's team on a self-hosted server (DESIGN §5).
 export const PLAN_NAMES = ['free', 'pro', 'scale', 'enterprise', 'unlimited'] as const;

@@ -1,8 +1,8 @@
 // Zod at the edge: a failed parse becomes 400 VALIDATION_ERROR naming the field.
 import type { Request, RequestHandler } from 'express';
-import type { z } from 'zod';
 import { UUID } from '../../lib/checks';
 import { badRequest, notFound } from '../../lib/errors';
+import type { z } from '../../lib/zod';
 
 export function describeZodError(error: z.ZodError): string {
   const issue = error.issues[0];

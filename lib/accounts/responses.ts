@@ -3,9 +3,9 @@
 // `satisfies`), and lib/openapi generates the document from them: the document cannot drift from the code.
 
 import { websiteDetail, websiteSettings } from '../external/schemas';
-import { z } from '../external/zod';
 import { PLAN_NAMES, ROLE_NAMES } from '../plans';
 import { apiKeyActivitySchema } from '../stats/reads/apiKeyActivity';
+import { z } from '../zod';
 
 const isoTime = z.string().datetime();
 const count = z.number().int().min(0);

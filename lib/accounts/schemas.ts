@@ -1,10 +1,11 @@
 // Request schemas of the account, website, key, goal and member endpoints. Unknown fields are stripped
 // (zod's default for z.object), every string and array is capped (DESIGN §2 rule 2).
-import { z } from 'zod';
+
 import { UUID } from '../checks';
 import { isIpRule, MAX_PATTERN_LENGTH, MAX_PATTERN_STARS } from '../ingest/accept/exclusions';
 import { ROLE_NAMES } from '../plans';
 import { canonicalTimeZone } from '../stats/timeZones';
+import { z } from '../zod';
 
 export const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
 export const password = z.string().min(8, 'must be at least 8 characters').max(512);

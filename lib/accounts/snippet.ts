@@ -1,6 +1,6 @@
 // The tracking snippet of a website: the one script tag (tracker/src/tracker.ts reads its data- attributes)
 // with the options a site owner may need, and where the tracker will send events.
-import { z } from 'zod';
+import { z } from '../zod';
 import type { TrackingSnippetView } from './responses';
 
 export const snippetQuery = z.object({

@@ -8,11 +8,11 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Pool } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { z } from 'zod';
 import type { ClickHouseClient } from '../clickhouse/client';
 import { selectRows } from '../clickhouse/client';
 import { instanceId } from '../db/instance';
 import { VERSION } from '../version';
+import { z } from '../zod';
 import { CLICKHOUSE_SOURCE_TABLES, postgresTables } from './tables';
 
 export const MANIFEST = 'manifest.json';

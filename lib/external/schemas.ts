@@ -1,7 +1,7 @@
 // The External API's request and response schemas (spec "External API"). Routes validate queries with the
 // request schemas, lib functions return the response types inferred from the response schemas, and
 // lib/openapi generates the OpenAPI 3.1 document from both: one definition of every shape.
-import { z } from './zod';
+import { z } from '../zod';
 
 // ---- request parameters ----------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { SESSION_COOKIE } from '../auth/tokens';
 import { envelope, errorEnvelope } from '../external/schemas';
-import { z } from '../external/zod';
+import { z } from '../zod';
 
 type Security = NonNullable<RouteConfig['security']>;
 export const SECURITY: Record<'apiKey' | 'jwt' | 'session' | 'public', Security> = {

@@ -25,9 +25,9 @@ import {
   websiteSummary,
   websitesData,
 } from '../external/schemas';
-import { z } from '../external/zod';
 import { FILTER_KEYS, METRICS, PROPERTIES, V2_PROPERTIES } from '../stats/params';
 import { INTERVALS, MAX_CUSTOM_DAYS, PERIODS } from '../stats/period';
+import { z } from '../zod';
 import { errorResponses, json, READER_SECURITY, SECURITY } from './common';
 
 const STATUS_TEXT: Record<number, string> = {

@@ -1,7 +1,6 @@
 // Ingestion's part of the OpenAPI document: server ingestion (POST /api/v1/events, API key, the bare ingest
 // result) and browser ingestion (POST /api/events/{trackingCode} and its aliases, no credentials).
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { z } from '../external/zod';
 import { browserEventSchema, browserIngestResultSchema, trackerConfigSchema } from '../ingest/accept/browserSchemas';
 import {
   CONSENT_VALUES,
@@ -12,6 +11,7 @@ import {
   PROPS_SCHEMAS,
   REJECTION_REASONS,
 } from '../ingest/accept/serverSchemas';
+import { z } from '../zod';
 import { operations, SECURITY } from './common';
 
 const STATUS_TEXT: Record<number, string> = {

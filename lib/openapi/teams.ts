@@ -14,7 +14,7 @@ import {
   teamUsageView,
 } from '../accounts/responses';
 import { createApiKeyBody, createInviteBody } from '../accounts/schemas';
-import { z } from '../external/zod';
+import { z } from '../zod';
 import { dashboardErrors as errors, jwtOperations } from './common';
 
 export function registerTeams(r: OpenAPIRegistry): void {

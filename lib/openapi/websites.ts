@@ -27,7 +27,7 @@ import {
 } from '../accounts/schemas';
 import { snippetQuery } from '../accounts/snippet';
 import { errorGroup, errorGroupStatusBody, errorGroupsData, errorGroupsQuery } from '../external/schemas';
-import { z } from '../external/zod';
+import { z } from '../zod';
 import { dashboardErrors as errors, jwtOperations } from './common';
 
 export function registerWebsites(r: OpenAPIRegistry): void {

@@ -1,9 +1,9 @@
 // Each running role keeps a short-lived Redis key saying what it is (role, version, host, pid, since when), so
 // `tidemark status` can list the roles that are up without a registry to keep in sync.
 import os from 'node:os';
-import { z } from 'zod';
 import { type Redis, redisKey } from '../redis';
 import { VERSION } from '../version';
+import { z } from '../zod';
 
 const BEAT_EVERY_MS = 10_000;
 const FORGET_AFTER_SECONDS = 30;

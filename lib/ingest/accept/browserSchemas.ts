@@ -1,7 +1,8 @@
 // The browser event (spec "Browser event") plus the event types DESIGN §3 adds: pageview, engagement,
 // click (heatmap), error and replay. Unknown fields are stripped; every string is capped.
-import { z } from 'zod';
+
 import { websiteSettings } from '../../external/schemas';
+import { z } from '../../zod';
 
 export const BROWSER_EVENT_TYPES = ['custom', 'pageview', 'engagement', 'click', 'error', 'replay'] as const;
 export const MAX_BROWSER_BODY_BYTES = 512 * 1024; // replay chunks are the large ones

@@ -1,5 +1,5 @@
 // Shapes of server-side ingestion (spec "Server event", "Ingest result", DESIGN §3 "Ingestion decisions").
-import { z } from 'zod';
+import { z } from '../../zod';
 
 export const EVENT_TYPES = ['pageview', 'event', 'identify', 'goal', 'purchase'] as const;
 export type ServerEventType = (typeof EVENT_TYPES)[number];

@@ -1,6 +1,7 @@
 // Per-event checks of server ingestion, in DESIGN §3's order; the first failure wins.
-import type { z } from 'zod';
+
 import { UUID } from '../../checks';
+import type { z } from '../../zod';
 import {
   CONSENT_VALUES,
   EVENT_TYPES,

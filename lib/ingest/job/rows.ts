@@ -1,6 +1,6 @@
 // What an accepted event becomes: a row of the ClickHouse `events` table, plus, for identify and purchase,
 // the PostgreSQL records. The same schemas check an ingest job when a worker picks it up.
-import { z } from 'zod';
+import { z } from '../../zod';
 
 const text = z.string();
 const u16 = z.number().int().min(0).max(65535);

@@ -5,8 +5,9 @@
 // Windows are on `received_at` (when the key's request was accepted), not on the event's own `ts`, which a
 // sender may set up to 24 h off the server clock. Every query also bounds `ts` (within 24 h of received_at by
 // validation) so ClickHouse can skip old monthly partitions; api_key_id is not in the sort key.
-import { z } from 'zod';
+
 import { type ClickHouseClient, selectRows } from '../../clickhouse/client';
+import { z } from '../../zod';
 import { isoFromMs } from '../time';
 
 export const RECENT_EVENTS = 20;
