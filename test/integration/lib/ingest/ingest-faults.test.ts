@@ -213,19 +213,27 @@ describe.each([
   }
 
   it('SIGKILL of the web role mid-request loses and doubles nothing', async () => {
-    for (let round = 0; round < 2; round++) {
+    // Two rounds that cut requests off; on a loaded machine every request of a round may finish before the
+    // kill lands, so such a round proves nothing and another one is run (at most 6 in all).
+    let interrupted = 0;
+    for (let round = 0; round < 6 && interrupted < 2; round++) {
       const batches = Array.from({ length: 6 }, () => batchOf(400, 'killed'));
       sent.push(...batches);
       const inFlight = batches.map(post);
       // Killed as soon as the first batch is answered: the others are somewhere between parse and enqueue.
       await Promise.race(inFlight);
-      await web.kill();
-      const first = await Promise.all(inFlight);
-      expect(first.some((r) => r.status !== 200)).toBe(true);
-      web = await startWebProcess(ctx.config);
+      try {
+        await web.kill();
+        const first = await Promise.all(inFlight);
+        if (first.some((r) => r.status !== 200)) interrupted++;
+      } finally {
+        // Restarted whatever happened, so a failure here does not leave the next tests without a web role.
+        web = await startWebProcess(ctx.config);
+      }
       const answers = await retryUntilAccepted(batches);
       for (const a of answers) expect(a.acceptedCount + a.dedupedCount).toBe(400);
     }
+    expect(interrupted).toBe(2);
   });
 
   it.each(separateDedupe ? ['the dedupe Redis', 'the queue Redis'] : ['the Redis'])(
