@@ -217,8 +217,8 @@ describe('on a server with DEFAULT_PLAN=pro and sign-up closed', () => {
       token: owner.token,
       body: { domain: 'snippet.example.com', name: 'Snippet', team_id: owner.teamId },
     });
-    const id = site.body.data.website?.id ?? site.body.data.id;
-    const code = site.body.data.website?.tracking_code ?? site.body.data.tracking_code;
+    const id = site.body.data.website.id;
+    const code = site.body.data.website.tracking_code;
     const res = await call('GET', `/api/websites/${id}/snippet?persist=true`, { token: owner.token });
     expect(res.status).toBe(200);
     expect(res.body.data.script).toBe(
