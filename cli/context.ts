@@ -1,6 +1,7 @@
 // What every `tidemark` command gets: its output streams, the configuration and lazily opened connections,
 // and the helpers that turn flags into values or a one-line usage error.
 import type { Pool } from 'pg';
+import { UUID } from '../lib/checks';
 import type { Config } from '../lib/config';
 
 export interface Io {
@@ -25,8 +26,6 @@ export function requireString(value: unknown, flag: string): string {
   if (typeof value !== 'string' || value.length === 0) throw new UsageError(`${flag} is required`);
   return value;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function requireUuid(value: unknown, flag: string, what = 'team'): string {
   const s = requireString(value, flag);

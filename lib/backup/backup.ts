@@ -11,6 +11,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import type { ClickHouseClient } from '../clickhouse/client';
 import { selectRows } from '../clickhouse/client';
 import { instanceId } from '../db/instance';
+import { quoteIdent } from '../db/pool';
 import { VERSION } from '../version';
 import { z } from '../zod';
 import { CLICKHOUSE_SOURCE_TABLES, postgresTables } from './tables';
@@ -31,10 +32,6 @@ export const manifestSchema = z.object({
 export type Manifest = z.infer<typeof manifestSchema>;
 
 export type Progress = (line: string) => void;
-
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
 
 /** ClickHouse identifiers of our own tables and columns are plain names; anything else is refused, not quoted. */
 export function plainIdent(name: string): string {

@@ -9,7 +9,7 @@ import type { Pool } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { ClickHouseClient } from '../clickhouse/client';
 import { selectRows } from '../clickhouse/client';
-import { withTransaction } from '../db/pool';
+import { quoteIdent, withTransaction } from '../db/pool';
 import {
   clickhouseMigrations,
   insertableColumns,
@@ -19,7 +19,6 @@ import {
   type Progress,
   plainIdent,
   postgresMigrations,
-  quoteIdent,
 } from './backup';
 import { CLICKHOUSE_SOURCE_TABLES } from './tables';
 

@@ -1,8 +1,6 @@
 // The Node.js versions package.json's `engines` accepts, checked when a process starts so an unsupported
 // runtime fails with one line instead of an obscure error later.
-import fs from 'node:fs';
-import path from 'node:path';
-import { PROJECT_ROOT } from '../paths';
+import { NODE_RANGE } from '../version';
 
 type Version = [number, number, number];
 
@@ -49,10 +47,7 @@ export function satisfies(version: string, range: string): boolean {
 
 /** Why this Node.js cannot run Tidemark, or undefined when it can. */
 export function unsupportedNode(version = process.version): string | undefined {
-  const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
-    engines?: { node?: string };
-  };
-  const range = pkg.engines?.node;
+  const range = NODE_RANGE;
   if (!range || satisfies(version, range)) return undefined;
   return `Node.js ${version} is not supported: Tidemark needs node ${range} (package.json engines)`;
 }

@@ -1,6 +1,7 @@
 // Running `tidemark` commands in-process against a test context's resources.
 import type { Io } from '../../cli/context';
 import type { TestContext } from './context';
+import { roleEnv } from './web-process';
 
 export function captureIo(stdin = ''): Io & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
@@ -11,17 +12,6 @@ export function captureIo(stdin = ''): Io & { stdout: string[]; stderr: string[]
 /** The environment that points the CLI at `ctx`'s databases, Redis prefix and data directory. */
 export function cliEnv(ctx: Pick<TestContext, 'config'>): Record<string, string> {
   const c = ctx.config;
-  return {
-    NODE_ENV: 'test',
-    DATABASE_URL: c.DATABASE_URL,
-    REDIS_URL: c.REDIS_URL,
-    REDIS_PREFIX: c.REDIS_PREFIX,
-    CLICKHOUSE_URL: c.CLICKHOUSE_URL,
-    CLICKHOUSE_PASSWORD: c.CLICKHOUSE_PASSWORD,
-    CLICKHOUSE_DATABASE: c.CLICKHOUSE_DATABASE,
-    DATA_DIR: c.DATA_DIR,
-    JWT_SECRET: c.JWT_SECRET,
-    PUBLIC_URL: c.PUBLIC_URL,
-    DEFAULT_PLAN: c.DEFAULT_PLAN,
-  };
+  const role = Object.entries(roleEnv(c, c.PORT)).filter((e): e is [string, string] => e[1] !== undefined);
+  return { ...Object.fromEntries(role), PUBLIC_URL: c.PUBLIC_URL, DEFAULT_PLAN: c.DEFAULT_PLAN };
 }

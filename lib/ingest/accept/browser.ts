@@ -104,7 +104,8 @@ export async function ingestBrowserEvent(
   const ua = req.userAgentHeader || e.user_agent;
   const pageSite: PageSite = { domain: website.domain };
   const loc = locatePage(pageSite, e.url);
-  const ignored = ignoreReason(site, req, ua, loc.pathname, loc.hostname);
+  const bot = isbot(ua);
+  const ignored = ignoreReason(site, req, bot, loc.pathname, loc.hostname);
   if (ignored) return { kind: 'ignored', reason: ignored };
 
   const replay =
@@ -147,7 +148,7 @@ export async function ingestBrowserEvent(
   row.engagement_ms = e.engagement_ms ?? 0;
   row.scroll_depth = e.scroll_depth ?? 0;
   // The website's debug setting lets bot traffic in for testing, marked so it can be told apart.
-  row.props = JSON.stringify(isbot(ua) ? { ...e.props, tm_debug: 'bot' } : (e.props ?? {}));
+  row.props = JSON.stringify(bot ? { ...e.props, tm_debug: 'bot' } : (e.props ?? {}));
   const { pathname, device_type: device, browser, os } = row;
   // Replay chunks are recordings, not analytics events.
   const job = packJob(website.id, e.event_type === 'replay' ? [] : [row], {
@@ -247,7 +248,7 @@ function browserClient(e: BrowserEvent, ua: UaFields | undefined, geo: GeoFields
 function ignoreReason(
   site: SiteConfig,
   req: BrowserRequest,
-  ua: string,
+  bot: boolean,
   pathname: string,
   hostname: string,
 ): IgnoreReason | undefined {
@@ -255,7 +256,7 @@ function ignoreReason(
   const { settings } = site.website;
   if (e.event_type === 'replay' && settings.session_replay !== true) return 'replay_disabled';
   if (e.event_type === 'click' && settings.heatmaps !== true) return 'heatmaps_disabled';
-  if (isbot(ua) && settings.debug !== true) return 'bot';
+  if (bot && settings.debug !== true) return 'bot';
   if (req.gpc) return 'gpc';
   if (e.ignore) return 'opt_out';
   if (site.excludesIp(ip)) return 'excluded_ip';
