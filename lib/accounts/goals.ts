@@ -1,26 +1,32 @@
-// Goal definitions. Ingestion accepts `goal` events only for an active goal of the website (spec).
+// Goal definitions: a custom event by name, a pageview path pattern, or the website's purchases (issue 22).
+// Ingestion accepts `goal` events only for an active event goal of the website (spec).
 import type { Pool } from 'pg';
 import { conflict, isUniqueViolation, notFound } from '../errors';
 import type { GoalView } from './responses';
-import type { CreateGoalBody, UpdateGoalBody } from './schemas';
+import type { CreateGoalBody, GoalKind, UpdateGoalBody } from './schemas';
 
 export interface GoalRow {
   id: string;
   website_id: string;
   name: string;
+  kind: GoalKind;
+  /** The path pattern of a page goal; null for the other kinds. */
+  path: string | null;
   is_active: boolean;
   created_via: string;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = 'id, website_id, name, is_active, created_via, created_at, updated_at';
+const COLUMNS = 'id, website_id, name, kind, path, is_active, created_via, created_at, updated_at';
 
 export function goalView(g: GoalRow): GoalView {
   return {
     id: g.id,
     website_id: g.website_id,
     name: g.name,
+    kind: g.kind,
+    path: g.path,
     is_active: g.is_active,
     created_via: g.created_via,
     created_at: g.created_at.toISOString(),
@@ -38,8 +44,9 @@ export async function createGoal(
 ): Promise<GoalRow> {
   try {
     const { rows } = await pool.query<GoalRow>(
-      `INSERT INTO goals (website_id, name, is_active, created_by) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
-      [websiteId, body.name, body.is_active ?? true, userId],
+      `INSERT INTO goals (website_id, name, kind, path, is_active, created_by) VALUES ($1, $2, $3, $4, $5, $6)
+       RETURNING ${COLUMNS}`,
+      [websiteId, body.name ?? `Visit ${body.path}`, body.kind, body.path ?? null, body.is_active ?? true, userId],
     );
     return rows[0];
   } catch (err) {
@@ -64,9 +71,10 @@ export async function updateGoal(
 ): Promise<GoalRow> {
   try {
     const { rows } = await pool.query<GoalRow>(
-      `UPDATE goals SET name = COALESCE($3, name), is_active = COALESCE($4, is_active), updated_at = now()
+      `UPDATE goals SET name = COALESCE($3, name), is_active = COALESCE($4, is_active),
+         path = CASE WHEN kind = 'page' THEN COALESCE($5, path) ELSE path END, updated_at = now()
        WHERE id = $1 AND website_id = $2 RETURNING ${COLUMNS}`,
-      [goalId, websiteId, body.name ?? null, body.is_active ?? null],
+      [goalId, websiteId, body.name ?? null, body.is_active ?? null, body.path ?? null],
     );
     if (!rows[0]) throw notFound('Goal not found');
     return rows[0];
@@ -81,10 +89,11 @@ export async function deleteGoal(pool: Pool, websiteId: string, goalId: string):
   if (!rowCount) throw notFound('Goal not found');
 }
 
-/** Names of the website's active goals (the ingest check reads this through a cache). */
+/** Names of the website's active event goals (the ingest check reads this through a cache). */
 export async function activeGoalNames(pool: Pool, websiteId: string): Promise<string[]> {
-  const { rows } = await pool.query<{ name: string }>('SELECT name FROM goals WHERE website_id = $1 AND is_active', [
-    websiteId,
-  ]);
+  const { rows } = await pool.query<{ name: string }>(
+    "SELECT name FROM goals WHERE website_id = $1 AND is_active AND kind = 'event'",
+    [websiteId],
+  );
   return rows.map((r) => r.name);
 }

@@ -6,6 +6,7 @@ import { websiteDetail, websiteSettings } from '../external/schemas';
 import { PLAN_NAMES, ROLE_NAMES } from '../plans';
 import { apiKeyActivitySchema } from '../stats/reads/apiKeyActivity';
 import { z } from '../zod';
+import { GOAL_KINDS } from './schemas';
 
 const isoTime = z.string().datetime();
 const count = z.number().int().min(0);
@@ -62,6 +63,8 @@ export const goalView = z.object({
   id: z.string(),
   website_id: z.string(),
   name: z.string(),
+  kind: z.enum(GOAL_KINDS),
+  path: z.string().nullable(),
   is_active: z.boolean(),
   created_via: z.string(),
   created_at: isoTime,

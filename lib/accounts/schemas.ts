@@ -79,8 +79,36 @@ export const createApiKeyBody = z
   });
 
 export const goalName = z.string().trim().min(1).max(200);
-export const createGoalBody = z.object({ name: goalName, is_active: z.boolean().optional() });
-export const updateGoalBody = z.object({ name: goalName.optional(), is_active: z.boolean().optional() });
+/** A path pattern (path exclusions, page goals, funnel steps): `*` is any run of characters, the rest literal. */
+export const pathPattern = z
+  .string()
+  .trim()
+  .min(1)
+  .max(MAX_PATTERN_LENGTH, `must be at most ${MAX_PATTERN_LENGTH} characters`)
+  .regex(/^[/*]/, 'must start with / or *')
+  .refine((v) => v.split('*').length - 1 <= MAX_PATTERN_STARS, `may hold at most ${MAX_PATTERN_STARS} * wildcards`);
+export const GOAL_KINDS = ['event', 'page', 'purchase'] as const;
+/**
+ * A goal: a custom event by its name (kind event, the default), a pageview whose path matches `path` (kind
+ * page; the name defaults to "Visit <path>"), or the website's succeeded purchases (kind purchase).
+ */
+export const createGoalBody = z
+  .object({
+    name: goalName.optional(),
+    kind: z.enum(GOAL_KINDS).default('event'),
+    path: pathPattern.optional(),
+    is_active: z.boolean().optional(),
+  })
+  .refine((b) => (b.kind === 'page') === (b.path !== undefined), {
+    message: 'path is required for page goals and not allowed for the other kinds',
+    path: ['path'],
+  })
+  .refine((b) => b.kind === 'page' || b.name !== undefined, { message: 'name is required', path: ['name'] });
+export const updateGoalBody = z.object({
+  name: goalName.optional(),
+  path: pathPattern.optional(),
+  is_active: z.boolean().optional(),
+});
 
 export const addMemberBody = z.object({ email, role: role.optional() });
 export const changeRoleBody = z.object({ role });
@@ -94,6 +122,7 @@ export type UpdateGeneralBody = z.infer<typeof updateGeneralBody>;
 export type CreateApiKeyBody = z.infer<typeof createApiKeyBody>;
 export type CreateGoalBody = z.infer<typeof createGoalBody>;
 export type UpdateGoalBody = z.infer<typeof updateGoalBody>;
+export type GoalKind = (typeof GOAL_KINDS)[number];
 export type UpdateProfileBody = z.infer<typeof updateProfileBody>;
 
 export const ipExclusionBody = z.object({
@@ -105,13 +134,7 @@ export const ipExclusionBody = z.object({
   description: z.string().trim().max(500).optional(),
 });
 export const pathExclusionBody = z.object({
-  path_pattern: z
-    .string()
-    .trim()
-    .min(1)
-    .max(MAX_PATTERN_LENGTH, `must be at most ${MAX_PATTERN_LENGTH} characters`)
-    .regex(/^[/*]/, 'must start with / or *')
-    .refine((v) => v.split('*').length - 1 <= MAX_PATTERN_STARS, `may hold at most ${MAX_PATTERN_STARS} * wildcards`),
+  path_pattern: pathPattern,
   description: z.string().trim().max(500).optional(),
 });
 export const trackingSettingsBody = z.object({

@@ -92,7 +92,7 @@ describe('POST /api/v1/events — accepted events', () => {
   });
 
   it('accepts every type and writes identify and purchase to PostgreSQL with defaults', async () => {
-    await createGoal(ctx.pool, fx.website.id, fx.user.id, { name: 'Signup' });
+    await createGoal(ctx.pool, fx.website.id, fx.user.id, { name: 'Signup', kind: 'event' });
     const visitor = randomUUID();
     const session = randomUUID();
     const now = Date.now();

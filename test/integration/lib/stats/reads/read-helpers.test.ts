@@ -109,8 +109,8 @@ beforeAll(async () => {
   key2 = await createApiKey(ctx, fx.user);
   const sha = createHash('sha256').update(fx.key).digest('hex');
   key1Id = (await ctx.pool.query<{ id: string }>('SELECT id FROM api_keys WHERE key_hash = $1', [sha])).rows[0].id;
-  await createGoal(ctx.pool, fx.website.id, fx.user.id, { name: 'Signup' });
-  await createGoal(ctx.pool, fx.website.id, fx.user.id, { name: 'Newsletter' });
+  await createGoal(ctx.pool, fx.website.id, fx.user.id, { name: 'Signup', kind: 'event' });
+  await createGoal(ctx.pool, fx.website.id, fx.user.id, { name: 'Newsletter', kind: 'event' });
 
   T = Date.now();
   // Website A, key 1.
