@@ -41,6 +41,10 @@ const SESSION = {
   os: (s: string) => pick(OSES, `cityHash64(${s}, 8)`),
 };
 
+const EVENT_NAMES = ['Signup', 'Newsletter', 'Download', 'Add to cart'];
+const PLANS = ['free', 'pro', 'team'];
+const METHODS = ['email', 'google', 'github'];
+
 const INSERT_SETTINGS = { max_partitions_per_insert_block: '1000', max_insert_threads: '2' };
 
 /** What generateEvents made; the browser-data generator attaches its rows to these sessions. */
@@ -70,6 +74,7 @@ async function count(service: Service, table: string): Promise<number> {
  * 1/3 of sessions bounce (1 event), the rest have 5 (4 pageviews on 500 paths with 40 landing pages, 1 custom
  * event `Signup`): 11/3 events per session; 8 sources, 12 countries, 5 browsers, devices and OSes; 2.5 sessions
  * per visitor. 40 % of pageviews carry engagement_ms (1–121 s), so sessions' engagement and value scores vary.
+ * The custom event is one of 4 names with props `plan` (3 values) and `method` (3 values).
  */
 export async function generateEvents(service: Service, events: number): Promise<GeneratedEvents> {
   const sessions = Math.ceil((events * 3) / 11);
@@ -78,10 +83,11 @@ export async function generateEvents(service: Service, events: number): Promise<
   await service.clickhouse.command({
     query: `INSERT INTO events (website_id, event_id, type, name, source, ts, received_at, session_id, visitor_id, url,
         hostname, pathname, referrer_domain, source_name, utm_source, device_type, browser, os, country_code,
-        ip_hash, engagement_ms, expire_at)
-      SELECT {w:UUID}, generateUUIDv4(), type, if(type = 'event', 'Signup', ''), 'server', t, t, toString(s),
+        ip_hash, engagement_ms, props, expire_at)
+      SELECT {w:UUID}, generateUUIDv4(), type, if(type = 'event', ${pick(EVENT_NAMES, 'cityHash64(s, 12)')}, ''), 'server', t, t, toString(s),
         ${SESSION.visitor('s')}, concat('https://shop.example.com', path), 'shop.example.com', path,
         '', src, if(src = 'newsletter', 'newsletter', ''), dev, br, os_, country, 'unknown', engagement,
+        if(type = 'event', concat('{"plan":"', ${pick(PLANS, 'cityHash64(s, 13)')}, '","method":"', ${pick(METHODS, 'cityHash64(s, 14)')}, '"}'), '{}'),
         toDateTime('2035-01-01 00:00:00')
       FROM (
         SELECT intDiv(number, 5) AS s, number % 5 AS pos,
@@ -102,6 +108,35 @@ export async function generateEvents(service: Service, events: number): Promise<
     clickhouse_settings: INSERT_SETTINGS,
   });
   return { events: await count(service, 'events'), sessions, visitors, start };
+}
+
+/**
+ * Purchases for 3 % of the sessions that do not bounce, 200 s after the session began: 9.99 to 199.99, one in
+ * ten in EUR (the rest USD), one in twenty refunded. Returns how many were stored.
+ */
+export async function generatePurchases(service: Service, gen: GeneratedEvents): Promise<number> {
+  await service.clickhouse.command({
+    query: `INSERT INTO events (website_id, event_id, type, name, source, ts, received_at, session_id, visitor_id,
+        revenue, currency, props, expire_at)
+      SELECT {w:UUID}, generateUUIDv4(), 'purchase', '', 'server', t, t, toString(s), ${SESSION.visitor('s')},
+        toDecimal64(9.99 + cityHash64(s, 16) % 191, 4), if(cityHash64(s, 17) % 10 = 0, 'EUR', 'USD'),
+        concat('{"payment_provider":"server","status":"', if(cityHash64(s, 18) % 20 = 0, 'refunded', 'succeeded'), '"}'),
+        toDateTime('2035-01-01 00:00:00')
+      FROM (
+        SELECT number AS s, fromUnixTimestamp64Milli(${SESSION.startMs('s', '200000')}, 'UTC') AS t FROM numbers({n:UInt64})
+        WHERE cityHash64(s) % 3 != 0 AND cityHash64(s, 15) % 100 < 3
+      )`,
+    query_params: { w: service.website.id, visitors: gen.visitors, start: gen.start, n: gen.sessions },
+    clickhouse_settings: INSERT_SETTINGS,
+  });
+  const [row] = await (
+    await service.clickhouse.query({
+      query: "SELECT count() AS n FROM events WHERE website_id = {w:UUID} AND type = 'purchase'",
+      query_params: { w: service.website.id },
+      format: 'JSONEachRow',
+    })
+  ).json<{ n: string }>();
+  return Number(row.n);
 }
 
 /** Stats benchmark's entry point: generates the events and returns how many were stored. */
