@@ -4,7 +4,15 @@
 // truly, and can compare with the previous period.
 import type { ClickHouseClient } from '../clickhouse/client';
 import type { Dimension, MetricValues, StatsRow } from './model';
-import type { Filter, Metric, Property, StatsEndpoint, StatsParams, StatsVersion } from './params';
+import {
+  type FilterClause,
+  isFilterGroup,
+  type Property,
+  type StatsEndpoint,
+  type StatsParams,
+  type StatsVersion,
+  type V2Metric,
+} from './params';
 import { bucketLabels, previousPeriod, type ResolvedPeriod, resolvePeriod } from './period';
 import { byMetricDesc, runStats } from './run';
 import { today } from './time';
@@ -25,6 +33,10 @@ export const PROPERTY_KEYS: Record<Property, { key: string; dimension: Dimension
   'visit:utm_campaign': { key: 'utm_campaign', dimension: 'utm_campaign' },
   'visit:entry_page': { key: 'entry_page', dimension: 'entry_page' },
   'visit:exit_page': { key: 'exit_page', dimension: 'exit_page' },
+  'visit:channel': { key: 'channel', dimension: 'channel' },
+  'visit:referrer': { key: 'referrer', dimension: 'referrer' },
+  'visit:city': { key: 'city', dimension: 'city' },
+  'visit:region': { key: 'region', dimension: 'region' },
 };
 
 export interface WebsiteRef {
@@ -32,14 +44,23 @@ export interface WebsiteRef {
   timezone: string;
 }
 
-function filtersApplied(filters: readonly Filter[]) {
-  return filters.map((f) => ({ key: f.key, operator: f.operator, values: f.values }));
+type AppliedFilter =
+  | { key: string; operator: string; values: string[] }
+  | { operator: string; clauses: AppliedFilter[] };
+
+/** The filters as applied: `{key, operator, values}` clauses, groups as `{operator, clauses}`. */
+function filtersApplied(filters: readonly FilterClause[]): AppliedFilter[] {
+  return filters.map((f) =>
+    isFilterGroup(f)
+      ? { operator: f.operator, clauses: filtersApplied(f.clauses) }
+      : { key: f.key, operator: f.operator, values: f.values },
+  );
 }
 
 /** The version's rules: which metrics are computed, and how a requested metric is presented. */
 interface Rules {
-  computed(metrics: readonly Metric[]): Metric[];
-  present(metrics: readonly Metric[], values: MetricValues | undefined): Record<string, number | null>;
+  computed(metrics: readonly V2Metric[]): V2Metric[];
+  present(metrics: readonly V2Metric[], values: MetricValues | undefined): Record<string, number | null>;
   note?: string;
 }
 
@@ -68,7 +89,7 @@ function rulesFor(version: StatsVersion, filtered: boolean): Rules {
   };
 }
 
-function periodMeta(p: ResolvedPeriod, filters: readonly Filter[], note: string | undefined) {
+function periodMeta(p: ResolvedPeriod, filters: readonly FilterClause[], note: string | undefined) {
   return {
     period: p.period,
     period_start: new Date(p.start).toISOString(),
@@ -152,7 +173,7 @@ export async function statsResponse(
 
   // breakdown: sorted by visitors (always computed for the order), ties by the value ascending
   const property = PROPERTY_KEYS[params.property!];
-  const metrics = [...new Set<Metric>(['visitors', ...rules.computed(params.metrics)])];
+  const metrics = [...new Set<V2Metric>(['visitors', ...rules.computed(params.metrics)])];
   // A breakdown row names a value: events without one (no page, no geo) are not a row.
   const rows = (await runStats(clickhouse, { ...base, metrics, dimension: property.dimension })).filter(
     (r) => r.key !== '',

@@ -1,13 +1,14 @@
 // The declarative stats query model (DESIGN §2 rule 5): what a question asks — website, time range, metrics,
 // one optional dimension, filters — and the rows it answers. Where each part is read from is decided in
 // plan.ts, the statement built in sql/, and run.ts runs it.
-import type { Filter, Metric } from './params';
+import type { FilterClause, Metric } from './params';
 
 /** A breakdown or time dimension; the column behind each is fixed in sql/, never taken from a request. */
 export type Dimension =
   | 'time:day'
   | 'time:hour'
   | 'time:month'
+  | 'time:week'
   | 'page'
   | 'country'
   | 'browser'
@@ -18,14 +19,15 @@ export type Dimension =
   | 'utm_medium'
   | 'utm_campaign'
   | 'entry_page'
-  | 'exit_page';
+  | 'exit_page'
+  | RawVisitKey;
 
 /**
  * The Stats API's metrics plus two the External API reads: `visits` (sessions that began in the range or
  * bucket) and `value_score` (the mean value score of those visits, DESIGN §3; by page: of the visits that
  * viewed the page).
  */
-export type ModelMetric = Metric | 'visits' | 'value_score';
+export type ModelMetric = Metric | 'visits' | 'value_score' | 'views_per_visit' | 'time_on_page';
 
 export interface StatsQuery {
   websiteId: string;
@@ -34,7 +36,7 @@ export interface StatsQuery {
   start: number;
   end: number;
   metrics: readonly ModelMetric[];
-  filters: readonly Filter[];
+  filters: readonly FilterClause[];
   dimension?: Dimension;
   /** With a time dimension: also the whole range's row, keyed '' (one read of the data for both). */
   total?: boolean;
@@ -87,5 +89,16 @@ export const VISIT_KEYS = [
   'utm_medium',
   'utm_campaign',
 ] as const;
-export type VisitKey = (typeof VISIT_KEYS)[number];
-export const isVisitKey = (key: string): key is VisitKey => (VISIT_KEYS as readonly string[]).includes(key);
+/**
+ * Visit keys the rollups do not hold (neither daily rows nor visit_values): a query that uses one in its
+ * dimension or any filter reads raw events (plan.ts usesRawOnly). The channel and referrer are derived at
+ * query time from the visit's source, utm values and referrer (channel.ts); city and region are the
+ * first pageview's (sessions' visit_* columns, migration 017).
+ */
+export const RAW_VISIT_KEYS = ['channel', 'referrer', 'city', 'region'] as const;
+export type RawVisitKey = (typeof RAW_VISIT_KEYS)[number];
+export type VisitKey = (typeof VISIT_KEYS)[number] | RawVisitKey;
+export const isVisitKey = (key: string): key is VisitKey =>
+  (VISIT_KEYS as readonly string[]).includes(key) || (RAW_VISIT_KEYS as readonly string[]).includes(key);
+export const isRawVisitKey = (key: string | undefined): key is RawVisitKey =>
+  (RAW_VISIT_KEYS as readonly string[]).includes(key ?? '');

@@ -3,6 +3,7 @@
 // syntax, custom length, interval, then limit/page and filters. A parameter given twice is refused first.
 
 import { UUID } from '../checks';
+import { regexError } from './patterns';
 import {
   checkPeriod,
   DATE_RANGE_TEXT,
@@ -15,6 +16,7 @@ import {
   type PeriodError,
   previousPeriod,
   resolvePeriod,
+  V2_INTERVALS,
   withinSupportedDates,
 } from './period';
 import { type LocalDate, parseDate } from './time';
@@ -27,6 +29,9 @@ const PERIOD_MESSAGES: Record<PeriodError, string> = {
 
 export const METRICS = ['visitors', 'pageviews', 'visit_duration', 'bounce_rate', 'events'] as const;
 export type Metric = (typeof METRICS)[number];
+/** v2 adds visits (sessions), views per visit and time on page (docs/api.md "Stats API v2"). */
+export const V2_METRICS = [...METRICS, 'visits', 'views_per_visit', 'time_on_page'] as const;
+export type V2Metric = (typeof V2_METRICS)[number];
 
 export const PROPERTIES = [
   'event:page',
@@ -44,6 +49,10 @@ export const V2_PROPERTIES = [
   'visit:utm_campaign',
   'visit:entry_page',
   'visit:exit_page',
+  'visit:channel',
+  'visit:referrer',
+  'visit:city',
+  'visit:region',
 ] as const;
 export type Property = (typeof V2_PROPERTIES)[number];
 export type StatsVersion = 'v1' | 'v2';
@@ -59,14 +68,33 @@ export const FILTER_KEYS = [
   'utm_campaign',
   'page',
 ] as const;
-export type FilterKey = (typeof FILTER_KEYS)[number];
+/** v2 filters also on the visit keys the rollups do not hold (model.ts RAW_VISIT_KEYS). */
+export const V2_FILTER_KEYS = [...FILTER_KEYS, 'channel', 'referrer', 'city', 'region'] as const;
+export type FilterKey = (typeof V2_FILTER_KEYS)[number];
 
+/** v1 has is and is_not; the rest are v2 only (JSON filters). matches: RE2 via ClickHouse match(). */
+export const FILTER_OPERATORS = ['is', 'is_not', 'contains', 'contains_not', 'matches', 'matches_not'] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+/** One filter clause on one key. */
 export interface Filter {
   key: FilterKey;
-  /** `contains` is v2 only (JSON filters). */
-  operator: 'is' | 'is_not' | 'contains';
+  operator: FilterOperator;
   values: string[];
 }
+
+/** v2 groups of clauses: any of them (`or`), all of them (`and`), or not the one clause (`not`). */
+export type FilterGroup =
+  | { operator: 'or' | 'and'; clauses: FilterClause[] }
+  | { operator: 'not'; clauses: [FilterClause] };
+/** A top-level filter list ANDs its clauses. */
+export type FilterClause = Filter | FilterGroup;
+export const isFilterGroup = (c: FilterClause): c is FilterGroup => !('key' in c);
+/** Every clause on a key, however deep in groups. */
+export const filterLeaves = (clauses: readonly FilterClause[]): Filter[] =>
+  clauses.flatMap((c) => (isFilterGroup(c) ? filterLeaves(c.clauses) : [c]));
+/** Groups nest at most this deep (a group at the top is depth 1). */
+export const MAX_FILTER_DEPTH = 3;
 
 export type StatsEndpoint = 'aggregate' | 'timeseries' | 'breakdown';
 
@@ -75,12 +103,12 @@ export interface StatsParams {
   period: string;
   /** The anchor date; undefined = today in the website's time zone. */
   date?: LocalDate;
-  metrics: Metric[];
+  metrics: V2Metric[];
   property?: Property;
   interval: Interval;
   limit: number;
   page: number;
-  filters: Filter[];
+  filters: FilterClause[];
   /** v2, aggregate: also compute the period before (previousPeriod in period.ts). */
   compare?: 'previous_period';
 }
@@ -146,8 +174,11 @@ export function parseFilters(raw: string): Filter[] | StatsParamError {
   return filters;
 }
 
-/** v2 JSON filters: `[["is","country",["US","DE"]],["is_not","browser",["Chrome"]],["contains","page",["/blog"]]]`. */
-export function parseJsonFilters(raw: string): Filter[] | StatsParamError {
+/**
+ * v2 JSON filters: `[["is","country",["US","DE"]],["is_not","browser",["Chrome"]],["contains","page",["/blog"]]]`,
+ * and groups `["or", [clause, …]]`, `["and", [clause, …]]`, `["not", clause]` nested up to MAX_FILTER_DEPTH.
+ */
+export function parseJsonFilters(raw: string): FilterClause[] | StatsParamError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -159,33 +190,72 @@ export function parseJsonFilters(raw: string): Filter[] | StatsParamError {
       code: 'VALIDATION_ERROR',
       message: 'filters must be an array of at most 20 [operator, key, values] clauses',
     };
-  const filters: Filter[] = [];
-  for (const clause of parsed) {
-    if (
-      !Array.isArray(clause) ||
-      clause.length !== 3 ||
-      !['is', 'is_not', 'contains'].includes(clause[0]) ||
-      typeof clause[1] !== 'string'
-    ) {
-      return { code: 'VALIDATION_ERROR', message: 'each filter is [operator (is, is_not, contains), key, [values]]' };
+  let count = 0;
+  const clause = (c: unknown, depth: number): FilterClause | StatsParamError => {
+    if (++count > 50) return { code: 'VALIDATION_ERROR', message: 'filters hold at most 50 clauses and groups' };
+    if (Array.isArray(c) && (c[0] === 'or' || c[0] === 'and' || c[0] === 'not')) {
+      if (depth >= MAX_FILTER_DEPTH)
+        return { code: 'FILTER_TOO_DEEP', message: `filter groups nest at most ${MAX_FILTER_DEPTH} deep` };
+      const inner = c[0] === 'not' ? [c[1]] : c[1];
+      if (c.length !== 2 || !Array.isArray(inner) || inner.length === 0 || inner.length > 20) {
+        return {
+          code: 'VALIDATION_ERROR',
+          message: 'a filter group is ["or", [clauses]], ["and", [clauses]] (1 to 20) or ["not", clause]',
+        };
+      }
+      const clauses: FilterClause[] = [];
+      for (const x of inner) {
+        const parsedClause = clause(x, depth + 1);
+        if ('code' in parsedClause) return parsedClause;
+        clauses.push(parsedClause);
+      }
+      return c[0] === 'not' ? { operator: 'not', clauses: [clauses[0]] } : { operator: c[0] as 'or' | 'and', clauses };
     }
-    const [operator, key, values] = clause as [Filter['operator'], string, unknown];
-    if (!(FILTER_KEYS as readonly string[]).includes(key)) {
-      return {
-        code: 'UNKNOWN_FILTER_KEY',
-        message: `unknown filter key "${key.slice(0, 50)}"; use one of ${FILTER_KEYS.join(', ')}`,
-      };
-    }
-    if (Array.isArray(values) && values.length === 0)
-      return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has no value` };
-    if (!Array.isArray(values) || values.length > 100 || values.some((v) => typeof v !== 'string' || v.length > 500)) {
-      return { code: 'VALIDATION_ERROR', message: `filter ${key} needs 1 to 100 string values` };
-    }
-    if ((values as string[]).some((v) => v.trim() === ''))
-      return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has an empty value` };
-    filters.push({ key: key as FilterKey, operator, values: values as string[] });
+    return leaf(c);
+  };
+  const filters: FilterClause[] = [];
+  for (const c of parsed) {
+    const parsedClause = clause(c, 0);
+    if ('code' in parsedClause) return parsedClause;
+    filters.push(parsedClause);
   }
   return filters;
+}
+
+/** One `[operator, key, [values]]` clause. */
+function leaf(clause: unknown): Filter | StatsParamError {
+  if (
+    !Array.isArray(clause) ||
+    clause.length !== 3 ||
+    !(FILTER_OPERATORS as readonly unknown[]).includes(clause[0]) ||
+    typeof clause[1] !== 'string'
+  ) {
+    return {
+      code: 'VALIDATION_ERROR',
+      message: `each filter is [operator (${FILTER_OPERATORS.join(', ')}), key, [values]] or a group (or, and, not)`,
+    };
+  }
+  const [operator, key, values] = clause as [FilterOperator, string, unknown];
+  if (!(V2_FILTER_KEYS as readonly string[]).includes(key)) {
+    return {
+      code: 'UNKNOWN_FILTER_KEY',
+      message: `unknown filter key "${key.slice(0, 50)}"; use one of ${V2_FILTER_KEYS.join(', ')}`,
+    };
+  }
+  if (Array.isArray(values) && values.length === 0)
+    return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has no value` };
+  if (!Array.isArray(values) || values.length > 100 || values.some((v) => typeof v !== 'string' || v.length > 500)) {
+    return { code: 'VALIDATION_ERROR', message: `filter ${key} needs 1 to 100 string values` };
+  }
+  if ((values as string[]).some((v) => v.trim() === ''))
+    return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has an empty value` };
+  if (operator === 'matches' || operator === 'matches_not') {
+    for (const v of values as string[]) {
+      const why = regexError(v);
+      if (why) return { code: 'INVALID_REGEX', message: `filter ${key}: ${why}` };
+    }
+  }
+  return { key: key as FilterKey, operator, values: values as string[] };
 }
 
 /** Whether the local dates a period anchored at `date` covers (and the period before, for compare) are supported
@@ -223,9 +293,10 @@ export function parseStatsParams(
   if (endpoint === 'breakdown' && !propertyRaw) return fail('MISSING_PROPERTY', 'property is required');
 
   const metrics = metricsRaw.split(',').map((m) => m.trim());
-  const badMetric = metrics.find((m) => !(METRICS as readonly string[]).includes(m));
+  const known: readonly string[] = version === 'v2' ? V2_METRICS : METRICS;
+  const badMetric = metrics.find((m) => !known.includes(m));
   if (badMetric !== undefined)
-    return fail('INVALID_METRIC', `unknown metric "${badMetric.slice(0, 50)}"; use ${METRICS.join(', ')}`);
+    return fail('INVALID_METRIC', `unknown metric "${badMetric.slice(0, 50)}"; use ${known.join(', ')}`);
   const properties: readonly string[] = version === 'v2' ? V2_PROPERTIES : PROPERTIES;
   if (endpoint === 'breakdown' && !properties.includes(propertyRaw!)) {
     return fail('INVALID_PROPERTY', `property must be one of ${properties.join(', ')}`);
@@ -243,13 +314,18 @@ export function parseStatsParams(
     return fail('VALIDATION_ERROR', `date: the period must lie within ${DATE_RANGE_TEXT}`);
 
   const intervalRaw = endpoint === 'timeseries' ? (single(query.interval) ?? 'day') : 'day';
-  if (!(INTERVALS as readonly string[]).includes(intervalRaw))
-    return fail('VALIDATION_ERROR', `interval must be one of ${INTERVALS.join(', ')}`);
+  const intervals: readonly string[] = version === 'v2' ? V2_INTERVALS : INTERVALS;
+  if (!intervals.includes(intervalRaw))
+    return fail('VALIDATION_ERROR', `interval must be one of ${intervals.join(', ')}`);
   const interval = intervalRaw as Interval;
   if (!intervalAllowed(interval, period)) {
     return fail(
       'INTERVAL_PERIOD_MISMATCH',
-      interval === 'hour' ? 'interval hour needs period day' : 'interval month needs period month, 6mo, 12mo or custom',
+      interval === 'hour'
+        ? 'interval hour needs period day'
+        : interval === 'week'
+          ? 'interval week needs a period longer than a day'
+          : 'interval month needs period month, 6mo, 12mo or custom',
     );
   }
 
@@ -280,7 +356,7 @@ export function parseStatsParams(
     siteId: siteId.toLowerCase(),
     period,
     date,
-    metrics: [...new Set(metrics)] as Metric[],
+    metrics: [...new Set(metrics)] as V2Metric[],
     property: propertyRaw as Property | undefined,
     interval,
     limit,
