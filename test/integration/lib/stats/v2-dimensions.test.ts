@@ -230,6 +230,20 @@ describe.each([
     expect(byKey(rows, 'time_on_page')).toEqual({ '/a': 6, '/b': 6, '/c': 21 });
   });
 
+  it('time on page by exit page: the visits’ engaged time per pageview of theirs', async () => {
+    const rows = await runStats(ctx.clickhouse, {
+      ...base,
+      metrics: ['time_on_page', 'visits'],
+      filters: [],
+      dimension: 'exit_page',
+    });
+    // /b: S1 (42 s, 2 pageviews) and S4 (1) → 14; /a: S2 (1), S3 (21 s, 2), S5 (1) → 5.25.
+    expect(Object.fromEntries(rows.map((r) => [r.key, r.values]))).toEqual({
+      '/b': { time_on_page: 14, visits: 2 * N },
+      '/a': { time_on_page: 5, visits: 3 * N },
+    });
+  });
+
   it('week buckets start on Monday and add up to the range', async () => {
     const rows = await runStats(ctx.clickhouse, {
       ...base,
