@@ -99,6 +99,11 @@ export const ERROR_CODES = [
   'INTERVAL_PERIOD_MISMATCH',
   'UNKNOWN_FILTER_KEY',
   'EMPTY_FILTER_VALUE',
+  // Stats API v2 conversion codes
+  'INVALID_PROPERTY_KEY',
+  'UNKNOWN_GOAL',
+  'METRIC_NOT_SUPPORTED',
+  'CONVERSION_RATE_NEEDS_GOAL',
 ] as const;
 
 export const errorEnvelope = z
