@@ -6,15 +6,18 @@ import {
   analyticsData,
   analyticsQuery,
   countriesData,
+  customEventsData,
   envelope,
   errorGroupsData,
   errorGroupsQuery,
+  goalsData,
   heatmapPagesData,
   heatmapPagesQuery,
   pagesData,
   realtimeData,
   replaySessionsData,
   replaySessionsQuery,
+  revenueData,
   technologyData,
   topListQuery,
   usageData,
@@ -249,6 +252,27 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
     site: true,
     query: analyticsQuery,
   });
+  get(
+    '/v1/analytics/{websiteId}/goals',
+    'Every goal with its completions and conversion rate over a range',
+    goalsData,
+    {
+      site: true,
+      query: analyticsQuery,
+    },
+  );
+  get(
+    '/v1/analytics/{websiteId}/events',
+    'Custom events by completions, with their properties’ most frequent values',
+    customEventsData,
+    { site: true, query: topListQuery },
+  );
+  get(
+    '/v1/analytics/{websiteId}/revenue',
+    'Revenue over a range in the website currency: total, average, by day, by source',
+    revenueData,
+    { site: true, query: analyticsQuery },
+  );
   get('/v1/heatmaps/{websiteId}/pages', 'Pages with heatmap clicks, all time', heatmapPagesData, {
     site: true,
     query: heatmapPagesQuery,

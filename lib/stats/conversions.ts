@@ -9,6 +9,9 @@ import { conversionsStatement, goalsAsked } from './sql/conversions';
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
+/** Converted visitors as a % of all visitors, two decimals (0 without visitors). */
+export const conversionRate = (converted: number, all: number) => (all > 0 ? round2((100 * converted) / all) : 0);
+
 /** Whether a dimension is one runStats answers too (time, page, visit key): then rates are per key. */
 const sharedDimension = (d: ConversionQuery['dimension']): d is Dimension =>
   d !== undefined && d !== 'goal' && d !== 'name' && !d.startsWith('props:');
@@ -67,7 +70,7 @@ export async function runConversions(clickhouse: ClickHouseClient, q: Conversion
     const values = {
       visitors: converted,
       events: Number(r?.events ?? 0),
-      conversion_rate: all > 0 ? round2((100 * converted) / all) : 0,
+      conversion_rate: conversionRate(converted, all),
       total_revenue: round2(revenue),
       average_revenue: purchases > 0 ? round2(revenue / purchases) : 0,
     };
