@@ -6,15 +6,18 @@ import {
   analyticsData,
   analyticsQuery,
   countriesData,
+  customEventsData,
   envelope,
   errorGroupsData,
   errorGroupsQuery,
+  goalsData,
   heatmapPagesData,
   heatmapPagesQuery,
   pagesData,
   realtimeData,
   replaySessionsData,
   replaySessionsQuery,
+  revenueData,
   technologyData,
   topListQuery,
   usageData,
@@ -98,14 +101,14 @@ const v2Extras = {
     .optional()
     .openapi({
       param: {
-        description: `v1 syntax, or a JSON array of clauses, all of which hold: [operator (${FILTER_OPERATORS.join(', ')}), key, [values]], or a group ["or", [clauses]], ["and", [clauses]], ["not", clause], nested at most ${MAX_FILTER_DEPTH} deep (deeper: FILTER_TOO_DEEP). Keys: ${V2_FILTER_KEYS.join(', ')}; every key but page is the visit's value (its first pageview's). matches and matches_not take RE2 regular expressions of at most ${MAX_REGEX} characters without back-references, look-around or possessive quantifiers (else INVALID_REGEX). channel is one of ${CHANNELS.join(', ')}.`,
+        description: `v1 syntax, or a JSON array of clauses, all of which hold: [operator (${FILTER_OPERATORS.join(', ')}), key, [values]], or a group ["or", [clauses]], ["and", [clauses]], ["not", clause], nested at most ${MAX_FILTER_DEPTH} deep (deeper: FILTER_TOO_DEEP). Keys: ${V2_FILTER_KEYS.join(', ')}; every key but page is the visit's value (its first pageview's). matches and matches_not take RE2 regular expressions of at most ${MAX_REGEX} characters without back-references, look-around or possessive quantifiers (else INVALID_REGEX). channel is one of ${CHANNELS.join(', ')}. At the top level only (is, is_not, contains): the event's own goal (a goal's name; UNKNOWN_GOAL for another), name (a custom event's) and props:<key> (a custom property; keys of letters, digits and _ . - :).`,
       },
       example:
         '[["is","country",["US","DE"]],["or",[["is","channel",["Organic Search"]],["matches","page",["^/blog/"]]]]]',
     }),
   metrics: z.string().openapi({
     param: {
-      description: `Comma-separated: ${V2_METRICS.join(', ')}. visits = sessions; views_per_visit = pageviews / visits (two decimals); time_on_page = engaged seconds per pageview.`,
+      description: `Comma-separated: ${V2_METRICS.join(', ')}. visits = sessions; views_per_visit = pageviews / visits (two decimals); time_on_page = engaged seconds per pageview. With goals, custom events or revenue (a goal, name or props filter, those breakdowns, or a revenue metric) the metrics are visitors (who converted), events (completions), conversion_rate (% of the visitors of the same question without its goal, name or props filters), total_revenue and average_revenue (objects {value, currency}: net purchases in the website currency).`,
     },
     example: 'visitors,visits,views_per_visit',
   }),
@@ -129,19 +132,31 @@ const interval = (intervals: readonly [string, ...string[]]) =>
         description: `hour needs period day; month needs month, 6mo, 12mo or custom.${intervals.includes('week') ? ' week (v2: Monday to Sunday, labelled by its Monday) needs a period longer than a day.' : ''}`,
       },
     });
-const breakdownParams = (properties: readonly string[]) => ({
-  property: z.enum(properties as [string, ...string[]]),
+const breakdownParams = (properties: readonly string[], props: boolean) => ({
+  property: props
+    ? z.string().openapi({ param: { description: `One of ${properties.join(', ')}, or event:props:<key>.` } })
+    : z.enum(properties as [string, ...string[]]),
   limit: z.number().int().min(1).max(1000).optional().openapi({ default: 100 }),
   page: z.number().int().min(1).optional().openapi({ default: 1 }),
 });
-const metricValue = z.number().nullable().openapi({ description: 'null when not computed (v1 with filters)' });
+const money = z
+  .object({ value: z.number(), currency: z.string() })
+  .openapi({ description: 'Revenue: two decimals, in the currency named' });
+const metricValue = z
+  .union([z.number(), money])
+  .nullable()
+  .openapi({ description: 'null when not computed (v1 with filters); revenue metrics are money' });
 const v1Filter = z.object({
   key: z.enum(FILTER_KEYS),
   operator: z.enum(['is', 'is_not', 'contains']),
   values: z.array(z.string()),
 });
 const v2Filter = z.union([
-  z.object({ key: z.enum(V2_FILTER_KEYS), operator: z.enum(FILTER_OPERATORS), values: z.array(z.string()) }),
+  z.object({
+    key: z.string().openapi({ description: `${V2_FILTER_KEYS.join(', ')}, goal, name or props:<key>` }),
+    operator: z.enum(FILTER_OPERATORS),
+    values: z.array(z.string()),
+  }),
   z
     .object({ operator: z.enum(['or', 'and', 'not']), clauses: z.array(z.unknown()) })
     .openapi({ description: 'A filter group; its clauses are filters or groups of these shapes.' }),
@@ -160,7 +175,7 @@ const statsMeta = (v2: boolean) =>
 const aggregateData = (v2: boolean) =>
   z.object({
     results: z.record(
-      z.enum(v2 ? V2_METRICS : METRICS),
+      z.enum((v2 ? V2_METRICS : METRICS) as [string, ...string[]]),
       z.object({ value: metricValue, change: z.number().nullable().optional() }),
     ),
     meta: statsMeta(v2).extend({
@@ -174,7 +189,7 @@ const timeseriesData = (v2: boolean) =>
   });
 const breakdownData = (v2: boolean) =>
   z.object({
-    results: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))),
+    results: z.array(z.record(z.string(), z.union([z.string(), z.number(), money, z.null()]))),
     meta: statsMeta(v2).extend({
       property: z.string(),
       pagination: z.object({
@@ -265,6 +280,27 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
     site: true,
     query: analyticsQuery,
   });
+  get(
+    '/v1/analytics/{websiteId}/goals',
+    'Every goal with its completions and conversion rate over a range',
+    goalsData,
+    {
+      site: true,
+      query: analyticsQuery,
+    },
+  );
+  get(
+    '/v1/analytics/{websiteId}/events',
+    'Custom events by completions, with their properties’ most frequent values',
+    customEventsData,
+    { site: true, query: topListQuery },
+  );
+  get(
+    '/v1/analytics/{websiteId}/revenue',
+    'Revenue over a range in the website currency: total, average, by day, by source',
+    revenueData,
+    { site: true, query: analyticsQuery },
+  );
   get('/v1/heatmaps/{websiteId}/pages', 'Pages with heatmap clicks, all time', heatmapPagesData, {
     site: true,
     query: heatmapPagesQuery,
@@ -303,6 +339,6 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
       });
     stats('aggregate', v2 ? base.extend({ compare: v2Extras.compare }) : base, aggregateData(v2));
     stats('timeseries', base.extend({ interval: interval(v2 ? V2_INTERVALS : INTERVALS) }), timeseriesData(v2));
-    stats('breakdown', base.extend(breakdownParams(v2 ? V2_PROPERTIES : PROPERTIES)), breakdownData(v2));
+    stats('breakdown', base.extend(breakdownParams(v2 ? V2_PROPERTIES : PROPERTIES, v2)), breakdownData(v2));
   }
 }

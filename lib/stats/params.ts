@@ -3,6 +3,13 @@
 // syntax, custom length, interval, then limit/page and filters. A parameter given twice is refused first.
 
 import { UUID } from '../checks';
+import {
+  CONVERSION_METRICS,
+  type ConversionFilter,
+  type ConversionKey,
+  type ConversionMetric,
+  PROP_KEY,
+} from './model';
 import { regexError } from './patterns';
 import {
   checkPeriod,
@@ -29,9 +36,15 @@ const PERIOD_MESSAGES: Record<PeriodError, string> = {
 
 export const METRICS = ['visitors', 'pageviews', 'visit_duration', 'bounce_rate', 'events'] as const;
 export type Metric = (typeof METRICS)[number];
-/** v2 adds visits (sessions), views per visit and time on page (docs/api.md "Stats API v2"). */
-export const V2_METRICS = [...METRICS, 'visits', 'views_per_visit', 'time_on_page'] as const;
-export type V2Metric = (typeof V2_METRICS)[number];
+/** v2 adds visits (sessions), views per visit, time on page and the conversion metrics (goals, revenue). */
+export const V2_METRICS = [
+  ...METRICS,
+  'visits',
+  'views_per_visit',
+  'time_on_page',
+  ...CONVERSION_METRICS.filter((m) => !(METRICS as readonly string[]).includes(m)),
+];
+export type V2Metric = Metric | 'visits' | 'views_per_visit' | 'time_on_page' | ConversionMetric;
 
 export const PROPERTIES = [
   'event:page',
@@ -53,8 +66,11 @@ export const V2_PROPERTIES = [
   'visit:referrer',
   'visit:city',
   'visit:region',
+  'event:goal',
+  'event:name',
 ] as const;
-export type Property = (typeof V2_PROPERTIES)[number];
+/** v2 also breaks down by a custom property: `event:props:<key>` (model.ts PROP_KEY). */
+export type Property = (typeof V2_PROPERTIES)[number] | `event:props:${string}`;
 export type StatsVersion = 'v1' | 'v2';
 
 export const FILTER_KEYS = [
@@ -95,6 +111,17 @@ export const filterLeaves = (clauses: readonly FilterClause[]): Filter[] =>
   clauses.flatMap((c) => (isFilterGroup(c) ? filterLeaves(c.clauses) : [c]));
 /** Groups nest at most this deep (a group at the top is depth 1). */
 export const MAX_FILTER_DEPTH = 3;
+/** v2 JSON filter keys of conversions: `goal`, `name` (a custom event's) and `props:<key>`. */
+function conversionKey(key: string): ConversionKey | StatsParamError | undefined {
+  if (key === 'goal' || key === 'name') return key;
+  if (!key.startsWith('props:')) return undefined;
+  if (!PROP_KEY.test(key.slice('props:'.length)))
+    return {
+      code: 'INVALID_PROPERTY_KEY',
+      message: 'a property key is 1 to 64 letters, digits or _ . - : characters',
+    };
+  return key as ConversionKey;
+}
 
 export type StatsEndpoint = 'aggregate' | 'timeseries' | 'breakdown';
 
@@ -109,6 +136,8 @@ export interface StatsParams {
   limit: number;
   page: number;
   filters: FilterClause[];
+  /** v2: filters on goals, custom event names and properties. */
+  conversionFilters: ConversionFilter[];
   /** v2, aggregate: also compute the period before (previousPeriod in period.ts). */
   compare?: 'previous_period';
 }
@@ -177,8 +206,9 @@ export function parseFilters(raw: string): Filter[] | StatsParamError {
 /**
  * v2 JSON filters: `[["is","country",["US","DE"]],["is_not","browser",["Chrome"]],["contains","page",["/blog"]]]`,
  * and groups `["or", [clause, …]]`, `["and", [clause, …]]`, `["not", clause]` nested up to MAX_FILTER_DEPTH.
+ * Top-level filters on conversion keys go to `conversions` when given (else their keys are unknown).
  */
-export function parseJsonFilters(raw: string): FilterClause[] | StatsParamError {
+export function parseJsonFilters(raw: string, conversions?: ConversionFilter[]): FilterClause[] | StatsParamError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -191,7 +221,7 @@ export function parseJsonFilters(raw: string): FilterClause[] | StatsParamError 
       message: 'filters must be an array of at most 20 [operator, key, values] clauses',
     };
   let count = 0;
-  const clause = (c: unknown, depth: number): FilterClause | StatsParamError => {
+  const clause = (c: unknown, depth: number): FilterClause | StatsParamError | null => {
     if (++count > 50) return { code: 'VALIDATION_ERROR', message: 'filters hold at most 50 clauses and groups' };
     if (Array.isArray(c) && (c[0] === 'or' || c[0] === 'and' || c[0] === 'not')) {
       if (depth >= MAX_FILTER_DEPTH)
@@ -205,25 +235,30 @@ export function parseJsonFilters(raw: string): FilterClause[] | StatsParamError 
       }
       const clauses: FilterClause[] = [];
       for (const x of inner) {
-        const parsedClause = clause(x, depth + 1);
-        if ('code' in parsedClause) return parsedClause;
+        const parsedClause = clause(x, depth + 1); // never null: no conversion key inside a group
+        if (parsedClause === null || 'code' in parsedClause) return parsedClause;
         clauses.push(parsedClause);
       }
       return c[0] === 'not' ? { operator: 'not', clauses: [clauses[0]] } : { operator: c[0] as 'or' | 'and', clauses };
     }
-    return leaf(c);
+    return leaf(c, depth, conversions);
   };
   const filters: FilterClause[] = [];
   for (const c of parsed) {
     const parsedClause = clause(c, 0);
+    if (parsedClause === null) continue; // taken by `conversions`
     if ('code' in parsedClause) return parsedClause;
     filters.push(parsedClause);
   }
   return filters;
 }
 
-/** One `[operator, key, [values]]` clause. */
-function leaf(clause: unknown): Filter | StatsParamError {
+/** One `[operator, key, [values]]` clause; a top-level one on a conversion key goes to `conversions` (null). */
+function leaf(
+  clause: unknown,
+  depth: number,
+  conversions: ConversionFilter[] | undefined,
+): Filter | StatsParamError | null {
   if (
     !Array.isArray(clause) ||
     clause.length !== 3 ||
@@ -236,7 +271,15 @@ function leaf(clause: unknown): Filter | StatsParamError {
     };
   }
   const [operator, key, values] = clause as [FilterOperator, string, unknown];
-  if (!(V2_FILTER_KEYS as readonly string[]).includes(key)) {
+  const conversion = conversions ? conversionKey(key) : undefined;
+  if (conversion !== undefined && typeof conversion !== 'string') return conversion;
+  if (conversion !== undefined && (depth > 0 || !['is', 'is_not', 'contains'].includes(operator))) {
+    return {
+      code: 'VALIDATION_ERROR',
+      message: `filters on ${key.slice(0, 50)} take is, is_not or contains, outside groups`,
+    };
+  }
+  if (conversion === undefined && !(V2_FILTER_KEYS as readonly string[]).includes(key)) {
     return {
       code: 'UNKNOWN_FILTER_KEY',
       message: `unknown filter key "${key.slice(0, 50)}"; use one of ${V2_FILTER_KEYS.join(', ')}`,
@@ -254,6 +297,14 @@ function leaf(clause: unknown): Filter | StatsParamError {
       const why = regexError(v);
       if (why) return { code: 'INVALID_REGEX', message: `filter ${key}: ${why}` };
     }
+  }
+  if (conversion) {
+    conversions?.push({
+      key: conversion,
+      operator: operator as ConversionFilter['operator'],
+      values: values as string[],
+    });
+    return null;
   }
   return { key: key as FilterKey, operator, values: values as string[] };
 }
@@ -298,9 +349,15 @@ export function parseStatsParams(
   if (badMetric !== undefined)
     return fail('INVALID_METRIC', `unknown metric "${badMetric.slice(0, 50)}"; use ${known.join(', ')}`);
   const properties: readonly string[] = version === 'v2' ? V2_PROPERTIES : PROPERTIES;
-  if (endpoint === 'breakdown' && !properties.includes(propertyRaw!)) {
-    return fail('INVALID_PROPERTY', `property must be one of ${properties.join(', ')}`);
+  const propsKey = version === 'v2' && propertyRaw?.startsWith('event:props:') ? propertyRaw.slice(12) : undefined;
+  if (endpoint === 'breakdown' && propsKey === undefined && !properties.includes(propertyRaw!)) {
+    return fail(
+      'INVALID_PROPERTY',
+      `property must be one of ${properties.join(', ')}${version === 'v2' ? ', event:props:<key>' : ''}`,
+    );
   }
+  if (endpoint === 'breakdown' && propsKey !== undefined && !PROP_KEY.test(propsKey))
+    return fail('INVALID_PROPERTY_KEY', 'a property key is 1 to 64 letters, digits or _ . - : characters');
 
   const periodError = checkPeriod(period);
   if (periodError) return fail(periodError, PERIOD_MESSAGES[periodError]);
@@ -335,11 +392,12 @@ export function parseStatsParams(
   if (typeof page !== 'number') return { error: page };
 
   const filtersRaw = single(query.filters);
+  const conversionFilters: ConversionFilter[] = [];
   const filters =
     filtersRaw === undefined
       ? []
       : version === 'v2' && filtersRaw.trim().startsWith('[')
-        ? parseJsonFilters(filtersRaw)
+        ? parseJsonFilters(filtersRaw, conversionFilters)
         : parseFilters(filtersRaw);
   if (!Array.isArray(filters)) return { error: filters };
 
@@ -362,6 +420,7 @@ export function parseStatsParams(
     limit,
     page,
     filters,
+    conversionFilters,
     ...(compareRaw ? { compare: 'previous_period' as const } : {}),
   };
 }

@@ -388,6 +388,7 @@ describe.each([
       period: `custom:${DAYS[0]},${DAYS[N - 1]}`,
       metrics: ['visitors', 'visits', 'views_per_visit'],
       filters: [],
+      conversionFilters: [],
       interval: 'day',
       limit: 100,
       page: 1,
