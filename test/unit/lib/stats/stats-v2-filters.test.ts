@@ -77,6 +77,37 @@ describe('v2 JSON filters', () => {
     expect(code([['or', [['is', 'country', []]]]])).toBe('EMPTY_FILTER_VALUE');
   });
 
+  it('takes goal, name and props clauses at the top level only, with is, is_not or contains', () => {
+    const conversions: unknown[] = [];
+    const r = parseJsonFilters(
+      JSON.stringify([
+        ['is', 'goal', ['Signup']],
+        [
+          'or',
+          [
+            ['is', 'city', ['Berlin']],
+            ['is', 'channel', ['Direct']],
+          ],
+        ],
+      ]),
+      conversions as never,
+    );
+    expect(r).toEqual([
+      {
+        operator: 'or',
+        clauses: [
+          { key: 'city', operator: 'is', values: ['Berlin'] },
+          { key: 'channel', operator: 'is', values: ['Direct'] },
+        ],
+      },
+    ]);
+    expect(conversions).toEqual([{ key: 'goal', operator: 'is', values: ['Signup'] }]);
+    const inGroup = parseJsonFilters(JSON.stringify([['not', ['is', 'goal', ['Signup']]]]), []);
+    expect('code' in inGroup && inGroup.code).toBe('VALIDATION_ERROR');
+    const matches = parseJsonFilters(JSON.stringify([['matches', 'name', ['^Sign']]]), []);
+    expect('code' in matches && matches.code).toBe('VALIDATION_ERROR');
+  });
+
   it('refuses a regular expression RE2 lacks or that is too long: INVALID_REGEX naming the problem', () => {
     const r = parse([['matches', 'page', ['^/(a)\\1$']]]);
     expect(r).toEqual({ code: 'INVALID_REGEX', message: 'filter page: back-references are not supported' });
