@@ -16,6 +16,8 @@ const MAX_VALUES = 100;
 const MAX_VALUE_LENGTH = 500;
 /** A time dimension with another dimension is answered one time bucket at a time, for at most this many. */
 export const MAX_COMBINED_BUCKETS = 31;
+/** Time buckets a query may have at all (hours over a year fit, hours over years do not). */
+export const MAX_TIME_BUCKETS = 10_000;
 export const MAX_LIMIT = 10_000;
 
 const nameText = z.string().min(1).max(200);
@@ -35,13 +37,9 @@ export const plausibleQueryBody = z
       .optional()
       .openapi({ description: 'The day relative ranges end on (YYYY-MM-DD); default today in the website’s zone.' }),
     dimensions: z.array(nameText).max(10).optional(),
-    filters: z
-      .array(z.unknown())
-      .max(50)
-      .optional()
-      .openapi({
-        description: '[operator, dimension, [values], modifiers?], or [and|or, [filters]], or [not, filter].',
-      }),
+    filters: z.array(z.unknown()).max(50).optional().openapi({
+      description: '[operator, dimension, [values], modifiers?], or [and|or, [filters]], or [not, filter].',
+    }),
     order_by: z
       .array(z.tuple([nameText, z.enum(['asc', 'desc'])]))
       .max(10)
@@ -320,6 +318,13 @@ export function resolveTime(model: TimeDimension | 'time', range: ResolvedRange)
   const months = (last.year - first.year) * 12 + last.month - first.month - (last.day < first.day ? 1 : 0);
   if (months > 0) return 'time:month';
   return daysBetween(first, last) > 0 ? 'time:day' : 'time:hour';
+}
+
+/** How many buckets a time dimension has over a range, at most (checked before they are listed). */
+export function bucketCount(dimension: TimeDimension, range: ResolvedRange): number {
+  const { first, last } = range;
+  if (dimension === 'time:month') return (last.year - first.year) * 12 + last.month - first.month + 1;
+  return (daysBetween(first, last) + 1) * (dimension === 'time:hour' ? 25 : 1);
 }
 
 export interface TimeBucket {

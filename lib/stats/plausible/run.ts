@@ -8,7 +8,9 @@ import { runStats } from '../run';
 import { formatDate, type LocalDate, localParts, offsetAt, parseDate } from '../time';
 import {
   anchorDate,
+  bucketCount,
   MAX_COMBINED_BUCKETS,
+  MAX_TIME_BUCKETS,
   type PlausibleRequest,
   type ResolvedRange,
   resolveRange,
@@ -108,6 +110,13 @@ export async function plausibleResponse(
   const firstDay = req.body.date_range === 'all' ? await firstEventDay(clickhouse, site) : undefined;
   const range: ResolvedRange = resolveRange(req, site.timezone, anchor, firstDay);
   const time = req.time && resolveTime(req.time.model, range);
+  if (time && bucketCount(time, range) > MAX_TIME_BUCKETS) {
+    throw new HttpError(
+      400,
+      'INVALID_DATE_RANGE',
+      `Invalid date_range: '${req.time!.name}' over this range has more than ${MAX_TIME_BUCKETS} time buckets; use a coarser time dimension or a shorter date_range.`,
+    );
+  }
   // `time` is echoed and ordered by as the dimension it resolved to.
   const resolved = (name: string) => (req.time && name === req.time.name && time ? time : name);
   const dimensions = req.dimensions.map(resolved);

@@ -433,6 +433,11 @@ describe('errors in Plausible’s shape', () => {
       'UNSUPPORTED_DIMENSIONS',
       /at most 31 time buckets/,
     );
+    await refused(
+      { ...base, date_range: ['2000-01-01', '2026-01-01'], dimensions: ['time:hour'] },
+      'INVALID_DATE_RANGE',
+      /more than 10000 time buckets/,
+    );
     const notJson = await call('POST', '/api/v2/query', { rawBody: '{"site_id":', token: key });
     expect([notJson.status, notJson.body.code]).toEqual([400, 'VALIDATION_ERROR']);
     expect(typeof notJson.body.error).toBe('string');
