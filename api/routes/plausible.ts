@@ -2,6 +2,7 @@
 // Plausible works against Tidemark with another base URL and key. site_id is the website's domain, as in
 // Plausible, or its UUID. Parsing and answering live in lib/stats/plausible/.
 import { type Request, type Response, Router } from 'express';
+import { conversionContext } from '../../lib/accounts/goals';
 import { websiteIdsByDomain } from '../../lib/accounts/websites';
 import { UUID } from '../../lib/checks';
 import { HttpError, notFound } from '../../lib/errors';
@@ -34,13 +35,13 @@ export function plausibleRoutes({ pool, clickhouse }: AppDeps): Router {
       websiteId = ids[0];
     }
     const website = await readableWebsite(pool, res, websiteId.toLowerCase());
-    res.json(
-      await plausibleResponse(
-        clickhouse,
-        { id: website.id, domain: website.domain, timezone: website.timezone },
-        query,
-      ),
-    );
+    const site = {
+      id: website.id,
+      domain: website.domain,
+      timezone: website.timezone,
+      conversions: () => conversionContext(pool, website.id),
+    };
+    res.json(await plausibleResponse(clickhouse, site, query));
   });
   return router;
 }

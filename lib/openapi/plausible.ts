@@ -13,7 +13,7 @@ const supported = (table: Record<string, unknown>) =>
     .join(', ');
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'The query cannot be answered; `error` names the part at fault and `code` the problem (INVALID_QUERY, UNKNOWN_METRIC, UNSUPPORTED_METRIC, UNKNOWN_DIMENSION, UNSUPPORTED_DIMENSIONS, UNKNOWN_FILTER_OPERATOR, UNSUPPORTED_FILTER, INVALID_FILTER, FILTERS_TOO_DEEP, INVALID_DATE_RANGE, INVALID_ORDER_BY, UNSUPPORTED_INCLUDE, AMBIGUOUS_SITE_ID, VALIDATION_ERROR for an unreadable body).',
+  400: 'The query cannot be answered; `error` names the part at fault and `code` the problem (INVALID_QUERY, UNKNOWN_METRIC, UNSUPPORTED_METRIC, UNKNOWN_DIMENSION, UNSUPPORTED_DIMENSIONS, UNKNOWN_FILTER_OPERATOR, UNSUPPORTED_FILTER, INVALID_FILTER, FILTERS_TOO_DEEP, INVALID_DATE_RANGE, INVALID_ORDER_BY, INVALID_PROPERTY_KEY, UNSUPPORTED_INCLUDE, CONVERSION_RATE_NEEDS_GOAL, UNKNOWN_GOAL, AMBIGUOUS_SITE_ID, VALIDATION_ERROR for an unreadable body).',
   401: 'Missing or invalid API key or token (UNAUTHORIZED).',
   403: 'API_PAID_PLAN_REQUIRED for a free-plan team; FORBIDDEN for a site_access key on another website.',
   404: 'No website with that domain or UUID among the caller’s (NOT_FOUND).',
@@ -31,7 +31,10 @@ const plausibleError = z
 const plausibleResult = z.object({
   results: z.array(
     z.object({
-      metrics: z.array(z.number()).openapi({ description: 'One value per requested metric, in their order.' }),
+      metrics: z.array(z.union([z.number(), z.object({ value: z.number(), currency: z.string() })])).openapi({
+        description:
+          'One value per requested metric, in their order; total_revenue and average_revenue as {value, currency} in the website’s currency.',
+      }),
       dimensions: z
         .array(z.string())
         .openapi({ description: 'One value per requested dimension, in their order; an unset one is "(not set)".' }),
@@ -64,7 +67,7 @@ export function registerPlausibleApi(r: OpenAPIRegistry): void {
     description: [
       'Plausible’s Stats API v2 request and response shapes (docs/api.md lists what differs).',
       `Metrics: ${supported(METRICS)}. Dimensions: ${supported(DIMENSIONS)}, ${supported(TIME_DIMENSIONS)}; one besides time.`,
-      `Filters on ${supported(FILTER_DIMENSIONS)} with ${supported(OPERATORS)}, joined by and, negated by not.`,
+      `Filters on ${supported(FILTER_DIMENSIONS)} (event:props:<key>) with ${supported(OPERATORS)}, joined by and, negated by not.`,
       'Credentials, rate limits and credits as the Stats API v2.',
     ].join(' '),
     request: { body: { content: json(plausibleQueryBody), required: true } },

@@ -1,7 +1,7 @@
 // Plausible's Stats API v2 names and the query model's: one table per kind. A Plausible name mapped to
 // `undefined` is one Plausible has and the model does not answer yet (a 400 naming it); a name missing from
 // a table is not Plausible's at all. Supporting a new one is one line here.
-import type { Dimension, ModelMetric } from '../model';
+import type { ConversionKey, Dimension, ModelMetric } from '../model';
 import type { Filter, FilterKey } from '../params';
 
 export const METRICS: Record<string, ModelMetric | undefined> = {
@@ -12,18 +12,22 @@ export const METRICS: Record<string, ModelMetric | undefined> = {
   bounce_rate: 'bounce_rate',
   visit_duration: 'visit_duration',
   views_per_visit: undefined,
-  conversion_rate: undefined,
+  conversion_rate: 'conversion_rate',
   group_conversion_rate: undefined,
-  total_revenue: undefined,
-  average_revenue: undefined,
+  total_revenue: 'total_revenue',
+  average_revenue: 'average_revenue',
   time_on_page: undefined,
   scroll_depth: undefined,
   percentage: undefined,
   exit_rate: undefined,
 };
 
-/** Breakdown dimensions (time ones are TIME_DIMENSIONS). `event:props:<key>` is looked up as `event:props:*`. */
-export const DIMENSIONS: Record<string, Exclude<Dimension, `time:${string}`> | undefined> = {
+/**
+ * Breakdown dimensions (time ones are TIME_DIMENSIONS). `event:props:<key>` is looked up as `event:props:*`,
+ * and `props:*` becomes `props:<key>`. Goals, custom event names and properties are conversion keys
+ * (lib/stats/conversions.ts).
+ */
+export const DIMENSIONS: Record<string, Exclude<Dimension, `time:${string}`> | ConversionKey | undefined> = {
   'event:page': 'page',
   'visit:entry_page': 'entry_page',
   'visit:exit_page': 'exit_page',
@@ -49,10 +53,10 @@ export const DIMENSIONS: Record<string, Exclude<Dimension, `time:${string}`> | u
   'visit:screen': undefined,
   'visit:entry_page_hostname': undefined,
   'visit:exit_page_hostname': undefined,
-  'event:goal': undefined,
-  'event:name': undefined,
+  'event:goal': 'goal',
+  'event:name': 'name',
   'event:hostname': undefined,
-  'event:props:*': undefined,
+  'event:props:*': 'props:*',
 };
 
 /** Time dimensions; `time` picks one from the date range (resolveTime in query.ts). */
@@ -65,7 +69,7 @@ export const TIME_DIMENSIONS: Record<string, Extract<Dimension, `time:${string}`
 };
 
 /** Filter keys: what a filter on each dimension reads. */
-export const FILTER_DIMENSIONS: Record<string, FilterKey | undefined> = {
+export const FILTER_DIMENSIONS: Record<string, FilterKey | ConversionKey | undefined> = {
   'event:page': 'page',
   'visit:source': 'source',
   'visit:country': 'country',
@@ -91,10 +95,10 @@ export const FILTER_DIMENSIONS: Record<string, FilterKey | undefined> = {
   'visit:screen': undefined,
   'visit:entry_page_hostname': undefined,
   'visit:exit_page_hostname': undefined,
-  'event:goal': undefined,
-  'event:name': undefined,
+  'event:goal': 'goal',
+  'event:name': 'name',
   'event:hostname': undefined,
-  'event:props:*': undefined,
+  'event:props:*': 'props:*',
   segment: undefined,
 };
 
@@ -117,8 +121,17 @@ export const OPERATORS: Record<string, { model: Operator; negated?: Operator } |
 /** Logical operators: `and` flattens into the query's filters; `not` negates a simple filter that has a negation. */
 export const LOGICAL_OPERATORS: Record<string, 'and' | 'not' | undefined> = { and: 'and', not: 'not', or: undefined };
 
-/** The table entry of a name: found (mapped or not yet supported), or unknown. */
+const PROPS = 'event:props:';
+
+/** The table entry of a name: found (mapped or not yet supported), or unknown. A property's key is put in. */
 export function lookup<T>(table: Record<string, T | undefined>, name: string): { known: boolean; value?: T } {
-  const key = name.startsWith('event:props:') && name.length > 'event:props:'.length ? 'event:props:*' : name;
-  return Object.hasOwn(table, key) ? { known: true, value: table[key] } : { known: false };
+  const prop = name.startsWith(PROPS) && name.length > PROPS.length ? name.slice(PROPS.length) : undefined;
+  const key = prop === undefined ? name : `${PROPS}*`;
+  if (!Object.hasOwn(table, key)) return { known: false };
+  const value = table[key];
+  return { known: true, value: prop !== undefined && value === 'props:*' ? (`props:${prop}` as T) : value };
 }
+
+/** Whether a mapped dimension or filter key is a conversion key (goal, custom event name, property). */
+export const isConversionKey = (key: string): key is ConversionKey =>
+  key === 'goal' || key === 'name' || key.startsWith('props:');

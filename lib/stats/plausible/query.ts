@@ -3,11 +3,20 @@
 // in the website's time zone. Every refusal is a 400 whose message names the part at fault.
 import { HttpError } from '../../errors';
 import { z } from '../../zod';
-import type { Dimension, ModelMetric } from '../model';
+import { type ConversionFilter, type ConversionKey, type Dimension, type ModelMetric, PROP_KEY } from '../model';
 import type { Filter } from '../params';
 import { DATE_RANGE_TEXT, resolvePeriod, withinSupportedDates } from '../period';
 import { addDays, daysBetween, formatDate, type LocalDate, localParts, parseDate, startOfDay, today } from '../time';
-import { DIMENSIONS, FILTER_DIMENSIONS, LOGICAL_OPERATORS, lookup, METRICS, OPERATORS, TIME_DIMENSIONS } from './names';
+import {
+  DIMENSIONS,
+  FILTER_DIMENSIONS,
+  isConversionKey,
+  LOGICAL_OPERATORS,
+  lookup,
+  METRICS,
+  OPERATORS,
+  TIME_DIMENSIONS,
+} from './names';
 
 /** How deep `and`/`not` groups may nest: a simple filter inside groups nested this deep is the deepest allowed. */
 export const MAX_FILTER_DEPTH = 3;
@@ -73,9 +82,11 @@ export interface PlausibleRequest {
   metrics: { name: string; model: ModelMetric }[];
   /** The requested dimensions, in order; `time` stays until the range decides it (resolveTime). */
   dimensions: string[];
-  breakdown?: { name: string; model: Exclude<Dimension, TimeDimension> };
+  breakdown?: { name: string; model: Exclude<Dimension, TimeDimension> | ConversionKey };
   time?: { name: string; model: TimeDimension | 'time' };
   filters: Filter[];
+  /** Filters on goals, custom event names and properties (lib/stats/conversions.ts). */
+  conversionFilters: ConversionFilter[];
   orderBy?: [string, Direction][];
   include: { imports: boolean; time_labels: boolean; total_rows: boolean };
   pagination: { limit: number; offset: number };
@@ -114,6 +125,7 @@ export function parsePlausibleQuery(raw: unknown): PlausibleRequest {
     if (!asTime.known && !asBreakdown.known) throw fail('UNKNOWN_DIMENSION', `Unknown dimension '${name}'.`);
     if (!(asTime.value ?? asBreakdown.value))
       throw fail('UNSUPPORTED_DIMENSIONS', `Dimension '${name}' is not supported yet.`);
+    checkPropKey(name);
     if (dimensions.indexOf(name) !== dimensions.lastIndexOf(name))
       throw fail('INVALID_QUERY', `Dimension '${name}' is listed twice.`);
     if (asTime.value) {
@@ -132,8 +144,9 @@ export function parsePlausibleQuery(raw: unknown): PlausibleRequest {
   }
 
   const filters: Filter[] = [];
+  const conversionFilters: ConversionFilter[] = [];
   const budget = { nodes: 0 };
-  for (const node of body.filters ?? []) translateFilter(node, 1, false, filters, budget);
+  for (const node of body.filters ?? []) translateFilter(node, 1, false, { filters, conversionFilters }, budget);
 
   const include = {
     imports: body.include?.imports ?? false,
@@ -162,17 +175,30 @@ export function parsePlausibleQuery(raw: unknown): PlausibleRequest {
     breakdown,
     time,
     filters,
+    conversionFilters,
     orderBy,
     include,
     pagination: { limit: body.pagination?.limit ?? MAX_LIMIT, offset: body.pagination?.offset ?? 0 },
   };
 }
 
+/** A custom property's key is one the model can name (model.ts PROP_KEY); refused otherwise, never pasted. */
+function checkPropKey(name: string) {
+  if (name.startsWith('event:props:') && !PROP_KEY.test(name.slice('event:props:'.length))) {
+    throw fail(
+      'INVALID_PROPERTY_KEY',
+      `Invalid property '${name.slice(0, 100)}': a key is 1 to 64 letters, digits or _ . - : characters.`,
+    );
+  }
+}
+
+type Translated = { filters: Filter[]; conversionFilters: ConversionFilter[] };
+
 /**
  * One filter tree node into the model's filters (all joined by AND): `and` groups flatten, `not` negates a
  * simple filter whose operator has a negation, anything else is refused with its name.
  */
-function translateFilter(node: unknown, depth: number, negated: boolean, out: Filter[], budget: { nodes: number }) {
+function translateFilter(node: unknown, depth: number, negated: boolean, out: Translated, budget: { nodes: number }) {
   if (++budget.nodes > MAX_FILTER_NODES)
     throw fail('INVALID_FILTER', `Invalid filters: more than ${MAX_FILTER_NODES} filters and groups.`);
   if (depth > MAX_FILTER_DEPTH) {
@@ -206,6 +232,7 @@ function translateFilter(node: unknown, depth: number, negated: boolean, out: Fi
   if (node.length < 3 || node.length > 4 || typeof node[1] !== 'string')
     throw fail('INVALID_FILTER', `Invalid filter '${show(node)}': use [operator, dimension, [values]].`);
   const dimension = node[1];
+  checkPropKey(dimension);
   const key = lookup(FILTER_DIMENSIONS, dimension);
   if (!key.known) {
     if (lookup(TIME_DIMENSIONS, dimension).known)
@@ -239,7 +266,9 @@ function translateFilter(node: unknown, depth: number, negated: boolean, out: Fi
   const model = negated ? op.value.negated : op.value.model;
   if (!model) throw fail('UNSUPPORTED_FILTER', `Filter operator 'not' of '${operator}' is not supported yet.`);
   // Plausible writes an unset value as "(not set)"; the model stores it as ''.
-  out.push({ key: key.value, operator: model, values: (values as string[]).map((v) => (v === '(not set)' ? '' : v)) });
+  const filter = { operator: model, values: (values as string[]).map((v) => (v === '(not set)' ? '' : v)) };
+  if (isConversionKey(key.value)) out.conversionFilters.push({ key: key.value, ...filter });
+  else out.filters.push({ key: key.value, ...filter });
 }
 
 /** The instants [start, end) a request covers and the local dates they fall on. */

@@ -1,11 +1,23 @@
-// Answers a parsed Plausible v2 query through the query model: the request becomes one StatsQuery (or one per
-// time bucket when a time dimension comes with another), runStats answers each, and the rows are ordered,
-// paginated and shaped as Plausible's {results, meta, query}.
+// Answers a parsed Plausible v2 query through the query model: the request becomes a StatsQuery (runStats), or a
+// ConversionQuery (runConversions) when it is about goals, custom events or revenue — one per time bucket when
+// a time dimension comes with another — and the rows are ordered, paginated and shaped as Plausible's
+// {results, meta, query}.
 import { type ClickHouseClient, selectRows } from '../../clickhouse/client';
 import { HttpError } from '../../errors';
-import type { Dimension, MetricValues, StatsQuery } from '../model';
+import type { ConversionContext } from '../api';
+import { runConversions } from '../conversions';
+import {
+  CONVERSION_METRICS,
+  type ConversionMetric,
+  type ConversionQuery,
+  type Dimension,
+  type MetricValues,
+  type ModelMetric,
+  type StatsRow,
+} from '../model';
 import { runStats } from '../run';
 import { formatDate, type LocalDate, localParts, offsetAt, parseDate } from '../time';
+import { isConversionKey } from './names';
 import {
   anchorDate,
   bucketCount,
@@ -22,6 +34,8 @@ export interface PlausibleSite {
   id: string;
   domain: string;
   timezone: string;
+  /** The website's goals and currency, read only when a question is about conversions. */
+  conversions?: () => Promise<ConversionContext>;
 }
 
 /** A row before shaping: one value per requested dimension, in the request's order. */
@@ -61,10 +75,13 @@ async function inBatches<T, R>(items: readonly T[], n: number, work: (item: T) =
   return out;
 }
 
+/** One read of the question over [start, end) by a dimension (or none): runStats or runConversions. */
+type Runner = (start: number, end: number, dimension: string | undefined) => Promise<StatsRow[]>;
+
 /** The rows of the question, unordered. */
 async function queryRows(
-  clickhouse: ClickHouseClient,
-  base: Omit<StatsQuery, 'dimension'>,
+  run: Runner,
+  range: ResolvedRange,
   req: PlausibleRequest,
   time: Dimension | undefined,
   buckets: () => ReturnType<typeof timeBuckets>,
@@ -74,14 +91,14 @@ async function queryRows(
   const placed = (timeLabel: string | undefined, key: string) =>
     req.dimensions.map((name) => (name === req.time?.name ? timeLabel! : key === '' ? NOT_SET : key));
   if (!time) {
-    const rows = await runStats(clickhouse, { ...base, dimension: breakdown });
+    const rows = await run(range.start, range.end, breakdown);
     if (!breakdown) return [{ dimensions: [], values: rows[0]?.values ?? {} }];
     return rows.map((r) => ({ dimensions: placed(undefined, r.key), values: r.values }));
   }
   // A bucket without data is no row (Plausible's time_labels name every bucket).
   const hasData = (values: MetricValues) => Object.values(values).some((v) => v !== 0);
   if (!breakdown) {
-    const rows = await runStats(clickhouse, { ...base, dimension: time });
+    const rows = await run(range.start, range.end, time);
     return rows.filter((r) => hasData(r.values)).map((r) => ({ dimensions: [r.key], values: r.values }));
   }
   // The model answers one dimension per query: with time, each bucket is its own range, broken down.
@@ -93,10 +110,78 @@ async function queryRows(
       `Dimensions '${req.time!.name}' and '${req.breakdown!.name}' together are answered for at most ${MAX_COMBINED_BUCKETS} time buckets; this range has ${all.length}. Use a coarser time dimension or a shorter date_range.`,
     );
   }
-  const perBucket = await inBatches(all, BUCKET_CONCURRENCY, (b) =>
-    runStats(clickhouse, { ...base, start: b.start, end: b.end, dimension: breakdown }),
+  const perBucket = await inBatches(all, BUCKET_CONCURRENCY, (b) => run(b.start, b.end, breakdown));
+  return all.flatMap((b, i) =>
+    perBucket[i]
+      .filter((r) => hasData(r.values))
+      .map((r) => ({ dimensions: placed(b.label, r.key), values: r.values })),
   );
-  return all.flatMap((b, i) => perBucket[i].map((r) => ({ dimensions: placed(b.label, r.key), values: r.values })));
+}
+
+const REVENUE: readonly ModelMetric[] = ['total_revenue', 'average_revenue'];
+
+/**
+ * The reader of a question: runConversions when it is about goals, custom events or revenue (as the Stats
+ * API v2 decides, lib/stats/api.ts), runStats otherwise. Refuses what conversion questions cannot answer.
+ */
+async function runnerFor(
+  clickhouse: ClickHouseClient,
+  site: PlausibleSite,
+  req: PlausibleRequest,
+  range: ResolvedRange,
+): Promise<{ run: Runner; currency?: string }> {
+  const base = { websiteId: site.id, timeZone: site.timezone, filters: req.filters };
+  const metrics = [...new Set(req.metrics.map((m) => m.model))];
+  const byConversion = req.breakdown !== undefined && isConversionKey(req.breakdown.model);
+  const asksConversions =
+    byConversion ||
+    req.conversionFilters.length > 0 ||
+    metrics.some((m) => (CONVERSION_METRICS as readonly string[]).includes(m) && m !== 'visitors' && m !== 'events');
+  if (!asksConversions) {
+    return {
+      run: (start, end, dimension) =>
+        runStats(clickhouse, { ...base, start, end, metrics, dimension: dimension as Dimension | undefined }),
+    };
+  }
+  const other = req.metrics.find((m) => !(CONVERSION_METRICS as readonly string[]).includes(m.model));
+  if (other) {
+    throw new HttpError(
+      400,
+      'UNSUPPORTED_METRIC',
+      `Metric '${other.name}' cannot be combined with goals, custom events, properties or revenue yet; use ${CONVERSION_METRICS.join(', ')}.`,
+    );
+  }
+  if (metrics.includes('conversion_rate') && !byConversion && req.conversionFilters.length === 0) {
+    throw new HttpError(
+      400,
+      'CONVERSION_RATE_NEEDS_GOAL',
+      "Metric 'conversion_rate' needs an event:goal, event:name or event:props filter or dimension.",
+    );
+  }
+  const context = site.conversions ? await site.conversions() : { goals: [], currency: 'USD' };
+  const names = new Set(context.goals.map((g) => g.name));
+  for (const f of req.conversionFilters) {
+    const unknown = f.key === 'goal' && f.operator !== 'contains' && f.values.find((v) => !names.has(v));
+    if (unknown !== undefined && unknown !== false)
+      throw new HttpError(400, 'UNKNOWN_GOAL', `The goal '${unknown.slice(0, 100)}' is not configured for this site.`);
+  }
+  const conversionBase = {
+    ...base,
+    conversionFilters: req.conversionFilters,
+    goals: context.goals,
+    currency: context.currency,
+    metrics: metrics as ConversionMetric[],
+  };
+  return {
+    currency: context.currency,
+    run: (start, end, dimension) =>
+      runConversions(clickhouse, {
+        ...conversionBase,
+        start,
+        end,
+        dimension: dimension as ConversionQuery['dimension'],
+      }),
+  };
 }
 
 /** Answers a parsed request for a website, in Plausible's response shape. */
@@ -122,15 +207,8 @@ export async function plausibleResponse(
   const dimensions = req.dimensions.map(resolved);
   const buckets = () => timeBuckets(time!, range, site.timezone);
 
-  const base = {
-    websiteId: site.id,
-    timeZone: site.timezone,
-    start: range.start,
-    end: range.end,
-    filters: req.filters,
-    metrics: [...new Set(req.metrics.map((m) => m.model))],
-  };
-  const rows = await queryRows(clickhouse, base, req, time, buckets);
+  const { run, currency } = await runnerFor(clickhouse, site, req, range);
+  const rows = await queryRows(run, range, req, time, buckets);
 
   const orderBy: [string, 'asc' | 'desc'][] = req.orderBy
     ? req.orderBy.map(([name, direction]) => [resolved(name), direction])
@@ -155,7 +233,11 @@ export async function plausibleResponse(
   const include = Object.fromEntries(Object.entries(req.include).filter(([, on]) => on));
   return {
     results: page.map((r) => ({
-      metrics: req.metrics.map((m) => r.values[m.model] ?? 0),
+      // Revenue is money, as Plausible gives it: a value and the website's currency.
+      metrics: req.metrics.map((m) => {
+        const v = r.values[m.model] ?? 0;
+        return currency && REVENUE.includes(m.model) ? { value: v, currency } : v;
+      }),
       dimensions: r.dimensions,
     })),
     meta: {

@@ -350,6 +350,115 @@ describe('the same numbers as the Stats API v2', () => {
   });
 });
 
+describe('goals, custom events, properties and revenue', () => {
+  // 5 May 2026 (CEST). Goals: Signup (the event), Pricing (page /pricing), Purchase (purchases).
+  // P1 (Google): /, Signup {plan: pro}, a 100 USD purchase; P2: /pricing, Signup {plan: free}; P3: / only.
+  // Visitors 3. Signup: P1, P2 → 2 (66.67 %); Pricing: P2 → 1 (33.33 %); Purchase: P1 → 1 (33.33 %), 100 USD.
+  const MAY = ['2026-05-05', '2026-05-05'];
+  beforeAll(async () => {
+    for (const goal of [
+      { name: 'Signup' },
+      { name: 'Pricing', kind: 'page', path: '/pricing' },
+      { name: 'Purchase', kind: 'purchase' },
+    ]) {
+      const res = await call('POST', `/api/websites/${siteId}/goals`, { token: user.token, body: goal });
+      expect(res.status).toBe(201);
+    }
+    const at = (t: string) => `2026-05-05T${t}:00Z`;
+    const P1 = { visitor_id: 'P1', session_id: 'P1', country_code: 'US', browser: 'Chrome', source_name: 'Google' };
+    const P2 = { visitor_id: 'P2', session_id: 'P2', country_code: 'DE', browser: 'Firefox' };
+    const P3 = { visitor_id: 'P3', session_id: 'P3', country_code: 'US', browser: 'Chrome' };
+    const custom = (v: object, t: string, props: object) =>
+      eventRow(siteId, { ...v, ts: at(t), type: 'event', name: 'Signup', pathname: '', props: JSON.stringify(props) });
+    await storeRows(ctx.clickhouse, [
+      eventRow(siteId, { ...P1, ts: at('08:00'), pathname: '/' }),
+      custom(P1, '08:01', { plan: 'pro' }),
+      eventRow(siteId, {
+        ...P1,
+        ts: at('08:02'),
+        type: 'purchase',
+        pathname: '',
+        revenue: 100,
+        currency: 'USD',
+        props: JSON.stringify({ payment_provider: 'server', status: 'succeeded' }),
+      }),
+      eventRow(siteId, { ...P2, ts: at('09:00'), pathname: '/pricing' }),
+      custom(P2, '09:01', { plan: 'free' }),
+      eventRow(siteId, { ...P3, ts: at('10:00'), pathname: '/' }),
+    ]);
+  });
+
+  it('goal breakdown with conversion rates, as the Stats API v2 answers it', async () => {
+    const res = await query({
+      site_id: DOMAIN,
+      metrics: ['visitors', 'events', 'conversion_rate'],
+      date_range: MAY,
+      dimensions: ['event:goal'],
+    });
+    expect(res.body.results).toEqual([
+      { metrics: [2, 2, 66.67], dimensions: ['Signup'] },
+      { metrics: [1, 1, 33.33], dimensions: ['Pricing'] },
+      { metrics: [1, 1, 33.33], dimensions: ['Purchase'] },
+    ]);
+    const v2Rows = await v2('breakdown', {
+      period: 'custom:2026-05-05,2026-05-05',
+      property: 'event:goal',
+      metrics: 'visitors,events,conversion_rate',
+    });
+    expect(res.body.results).toEqual(
+      v2Rows.body.data.results.map((r: Record<string, number | string>) => ({
+        metrics: [r.visitors, r.events, r.conversion_rate],
+        dimensions: [r.goal],
+      })),
+    );
+  });
+
+  it('revenue metrics of a goal, in the website currency', async () => {
+    const res = await query({
+      site_id: DOMAIN,
+      metrics: ['visitors', 'total_revenue', 'average_revenue', 'conversion_rate'],
+      date_range: MAY,
+      filters: [['is', 'event:goal', ['Purchase']]],
+    });
+    expect(res.body.results).toEqual([
+      { metrics: [1, { value: 100, currency: 'USD' }, { value: 100, currency: 'USD' }, 33.33], dimensions: [] },
+    ]);
+  });
+
+  it('custom properties by day, filtered on the event name', async () => {
+    const res = await query({
+      site_id: DOMAIN,
+      metrics: ['visitors'],
+      date_range: MAY,
+      dimensions: ['time:day', 'event:props:plan'],
+      filters: [['is', 'event:name', ['Signup']]],
+      order_by: [
+        ['time:day', 'asc'],
+        ['event:props:plan', 'desc'],
+      ],
+    });
+    expect(res.body.results).toEqual([
+      { metrics: [1], dimensions: ['2026-05-05', 'pro'] },
+      { metrics: [1], dimensions: ['2026-05-05', 'free'] },
+    ]);
+  });
+
+  it('refuses what conversion questions cannot answer, naming it', async () => {
+    const body = { site_id: DOMAIN, date_range: MAY };
+    const refusals: [object, string, RegExp][] = [
+      [{ metrics: ['conversion_rate'] }, 'CONVERSION_RATE_NEEDS_GOAL', /conversion_rate/],
+      [{ metrics: ['visitors'], filters: [['is', 'event:goal', ['Nope']]] }, 'UNKNOWN_GOAL', /'Nope'/],
+      [{ metrics: ['bounce_rate'], dimensions: ['event:goal'] }, 'UNSUPPORTED_METRIC', /'bounce_rate'/],
+      [{ metrics: ['visitors'], dimensions: ['event:props:a b'] }, 'INVALID_PROPERTY_KEY', /'event:props:a b'/],
+    ];
+    for (const [extra, code, mention] of refusals) {
+      const res = await query({ ...body, ...extra });
+      expect([res.status, res.body.code]).toEqual([400, code]);
+      expect(res.body.error).toMatch(mention);
+    }
+  });
+});
+
 describe('errors in Plausible’s shape', () => {
   const base = { site_id: DOMAIN, metrics: ['visitors'], date_range: '7d' };
   const refused = async (body: unknown, code: string, mention: string | RegExp) => {
@@ -362,13 +471,13 @@ describe('errors in Plausible’s shape', () => {
 
   it('names the unknown or unsupported part', async () => {
     await refused({ ...base, metrics: ['visitors', 'sessions'] }, 'UNKNOWN_METRIC', /'sessions'/);
-    await refused({ ...base, metrics: ['conversion_rate'] }, 'UNSUPPORTED_METRIC', /'conversion_rate'/);
+    await refused({ ...base, metrics: ['views_per_visit'] }, 'UNSUPPORTED_METRIC', /'views_per_visit'/);
     await refused({ ...base, dimensions: ['visit:planet'] }, 'UNKNOWN_DIMENSION', /'visit:planet'/);
     await refused({ ...base, dimensions: ['visit:city_name'] }, 'UNSUPPORTED_DIMENSIONS', /'visit:city_name'/);
     await refused(
-      { ...base, dimensions: ['time:day', 'event:props:is_customer'] },
+      { ...base, dimensions: ['event:goal', 'event:props:plan'] },
       'UNSUPPORTED_DIMENSIONS',
-      /'event:props:is_customer'/,
+      /'event:goal' and 'event:props:plan'/,
     );
     await refused(
       { ...base, dimensions: ['visit:utm_medium', 'visit:utm_source'] },

@@ -75,12 +75,33 @@ describe('parsePlausibleQuery', () => {
     expect(refusal({ ...base, filters: [['is', 'visit:country', ['US'], { exact: true }]] })[1]).toBe('INVALID_FILTER');
     expect(refusal({ ...base, filters: [['not', ['and', [['is', 'visit:os', ['Mac']]]]]] })[2]).toMatch(/'or'/);
     expect(refusal({ ...base, filters: [['has_done', ['is', 'event:page', ['/a']]]] })[2]).toMatch(/'has_done'/);
-    expect(refusal({ ...base, filters: [['is', 'event:props:plan', ['pro']]] })[2]).toMatch(/'event:props:plan'/);
+    expect(refusal({ ...base, filters: [['is', 'event:hostname', ['a.com']]] })[2]).toMatch(/'event:hostname'/);
+    expect(refusal({ ...base, filters: [['is', 'event:props:', ['pro']]] })[1]).toBe('INVALID_PROPERTY_KEY');
     expect(refusal({ ...base, filters: [['and', []]] })[1]).toBe('INVALID_FILTER');
     expect(refusal({ ...base, filters: [['is', 'event:page', Array(101).fill('/')]] })[1]).toBe('INVALID_FILTER');
     expect(refusal({ ...base, filters: [['is', 'event:page', ['x'.repeat(501)]]] })[1]).toBe('INVALID_FILTER');
     expect(refusal('visitors')[1]).toBe('INVALID_QUERY');
     expect(refusal(undefined)[1]).toBe('INVALID_QUERY');
+  });
+
+  it('sends goal, event name and property filters to the conversion filters', () => {
+    const q = parsePlausibleQuery({
+      ...base,
+      dimensions: ['event:props:plan'],
+      filters: [
+        ['is', 'event:goal', ['Signup']],
+        ['not', ['is', 'event:name', ['Download']]],
+        ['contains', 'event:props:method', ['mail']],
+        ['is', 'visit:os', ['Mac']],
+      ],
+    });
+    expect(q.breakdown).toEqual({ name: 'event:props:plan', model: 'props:plan' });
+    expect(q.filters).toEqual([{ key: 'os', operator: 'is', values: ['Mac'] }]);
+    expect(q.conversionFilters).toEqual([
+      { key: 'goal', operator: 'is', values: ['Signup'] },
+      { key: 'name', operator: 'is_not', values: ['Download'] },
+      { key: 'props:method', operator: 'contains', values: ['mail'] },
+    ]);
   });
 
   it('caps the depth of groups at 3 and the number of nodes', () => {
