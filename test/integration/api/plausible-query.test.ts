@@ -552,6 +552,42 @@ describe('errors in Plausible’s shape', () => {
     expect(typeof notJson.body.error).toBe('string');
   });
 
+  it('never answers a hostile body with a 500', async () => {
+    const bodies: unknown[] = [
+      null,
+      [],
+      'x',
+      { ...base, filters: [null] },
+      { ...base, filters: [[]] },
+      { ...base, filters: [['is', null, []]] },
+      { ...base, filters: [['not']] },
+      { ...base, filters: [['and', 'x']] },
+      { ...base, filters: [['is', 'event:page', ['/'], null]] },
+      { ...base, filters: [['__proto__', 'event:page', ['/']]] },
+      { ...base, filters: [['is', 'constructor', ['/']]] },
+      { ...base, metrics: ['constructor'] },
+      { ...base, metrics: [] },
+      { ...base, dimensions: ['__proto__'] },
+      { ...base, order_by: [['__proto__', 'asc']] },
+      { ...base, date_range: '__proto__' },
+      { ...base, date_range: 'custom:2026-01-01,2026-01-02' },
+      { ...base, date: '2026-13-01' },
+      { ...base, date: '1999-12-31' },
+      { ...base, date_range: ['0001-01-01T00:00:00Z', '2026-01-01T00:00:00Z'] },
+      { ...base, date_range: ['2026-01-01T00:00:00Z'] },
+      { ...base, site_id: `${'a'.repeat(200)}'; DROP TABLE websites; --` },
+      { ...base, pagination: { limit: 1.5 } },
+      { ...base, include: { total_rows: 'yes' } },
+      { ...base, filters: [['is', 'event:props:plan', ['x'.repeat(500)]]], dimensions: ['event:props:a:b'] },
+    ];
+    for (const body of bodies) {
+      const res = await query(body);
+      expect(res.status).toBeGreaterThanOrEqual(200);
+      expect(res.status).toBeLessThan(500);
+      if (res.status !== 200) expect(typeof res.body.error).toBe('string');
+    }
+  });
+
   it('answers date-time ranges to the second', async () => {
     // 01:00–03:59:59 local on the 29th: B1 at 01:30 and B2 at 03:10 (the clocks skip 02:00).
     const res = await query({
