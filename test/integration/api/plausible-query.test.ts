@@ -451,6 +451,23 @@ describe('goals, custom events, properties and revenue', () => {
       [{ metrics: ['bounce_rate'], dimensions: ['event:goal'] }, 'UNSUPPORTED_METRIC', /'bounce_rate'/],
       [{ metrics: ['visitors'], dimensions: ['event:props:a b'] }, 'INVALID_PROPERTY_KEY', /'event:props:a b'/],
     ];
+    // Every dimension with a conversion filter is answered (or refused), never a 500.
+    for (const dimension of [
+      'visit:entry_page',
+      'visit:exit_page',
+      'event:page',
+      'visit:utm_medium',
+      'time:hour',
+      'time:month',
+    ]) {
+      const res = await query({
+        ...body,
+        metrics: ['visitors', 'conversion_rate'],
+        dimensions: [dimension],
+        filters: [['is', 'event:goal', ['Signup']]],
+      });
+      expect([dimension, res.status]).toEqual([dimension, 200]);
+    }
     for (const [extra, code, mention] of refusals) {
       const res = await query({ ...body, ...extra });
       expect([res.status, res.body.code]).toEqual([400, code]);
