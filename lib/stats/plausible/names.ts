@@ -1,8 +1,8 @@
 // Plausible's Stats API v2 names and the query model's: one table per kind. A Plausible name mapped to
 // `undefined` is one Plausible has and the model does not answer yet (a 400 naming it); a name missing from
 // a table is not Plausible's at all. Supporting a new one is one line here.
-import type { ConversionKey, Dimension, ModelMetric } from '../model';
-import type { Filter, FilterKey } from '../params';
+import type { Dimension, ModelMetric } from '../model';
+import type { ConversionKey, Filter, FilterKey } from '../params';
 
 export const METRICS: Record<string, ModelMetric | undefined> = {
   visitors: 'visitors',

@@ -3,8 +3,8 @@
 // in the website's time zone. Every refusal is a 400 whose message names the part at fault.
 import { HttpError } from '../../errors';
 import { z } from '../../zod';
-import { type ConversionFilter, type ConversionKey, type Dimension, type ModelMetric, PROP_KEY } from '../model';
-import type { Filter } from '../params';
+import type { Dimension, ModelMetric } from '../model';
+import { type ConversionFilter, type ConversionKey, type Filter, PROP_KEY } from '../params';
 import { DATE_RANGE_TEXT, resolvePeriod, withinSupportedDates } from '../period';
 import { addDays, daysBetween, formatDate, type LocalDate, localParts, parseDate, startOfDay, today } from '../time';
 import {

@@ -6,15 +6,8 @@ import { type ClickHouseClient, selectRows } from '../../clickhouse/client';
 import { HttpError } from '../../errors';
 import type { ConversionContext } from '../api';
 import { runConversions } from '../conversions';
-import {
-  CONVERSION_METRICS,
-  type ConversionMetric,
-  type ConversionQuery,
-  type Dimension,
-  type MetricValues,
-  type ModelMetric,
-  type StatsRow,
-} from '../model';
+import type { ConversionQuery, Dimension, MetricValues, ModelMetric, StatsRow } from '../model';
+import { CONVERSION_METRICS, type ConversionMetric } from '../params';
 import { runStats } from '../run';
 import { formatDate, type LocalDate, localParts, offsetAt, parseDate } from '../time';
 import { isConversionKey } from './names';
