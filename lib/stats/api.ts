@@ -5,17 +5,19 @@
 import type { ClickHouseClient } from '../clickhouse/client';
 import { HttpError } from '../errors';
 import { runConversions } from './conversions';
+import type { Dimension, GoalDefinition, MetricValues, StatsRow } from './model';
 import {
   CONVERSION_METRICS,
   type ConversionFilter,
   type ConversionKey,
   type ConversionMetric,
-  type Dimension,
-  type GoalDefinition,
-  type MetricValues,
-  type StatsRow,
-} from './model';
-import type { FilterClause, Property, StatsEndpoint, StatsParams, StatsVersion, V2Metric } from './params';
+  type FilterClause,
+  type Property,
+  type StatsEndpoint,
+  type StatsParams,
+  type StatsVersion,
+  type V2Metric,
+} from './params';
 import { bucketLabels, previousPeriod, type ResolvedPeriod, resolvePeriod } from './period';
 import { byMetricDesc, runStats } from './run';
 import { today } from './time';

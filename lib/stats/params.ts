@@ -3,13 +3,6 @@
 // syntax, custom length, interval, then limit/page and filters. A parameter given twice is refused first.
 
 import { UUID } from '../checks';
-import {
-  CONVERSION_METRICS,
-  type ConversionFilter,
-  type ConversionKey,
-  type ConversionMetric,
-  PROP_KEY,
-} from './model';
 import { regexError } from './patterns';
 import {
   checkPeriod,
@@ -35,6 +28,29 @@ const PERIOD_MESSAGES: Record<PeriodError, string> = {
 };
 
 export const METRICS = ['visitors', 'pageviews', 'visit_duration', 'bounce_rate', 'events'] as const;
+/** Metrics of conversion questions (model.ts ConversionQuery); revenue is in the website's currency. */
+export const CONVERSION_METRICS = [
+  'visitors',
+  'events',
+  'conversion_rate',
+  'total_revenue',
+  'average_revenue',
+] as const;
+export type ConversionMetric = (typeof CONVERSION_METRICS)[number];
+/**
+ * Event-level keys of conversion questions (issue 22): the goal an event completes, a custom event's name and
+ * its custom properties (`props:<key>`). Each is the event's own, never the visit's (DESIGN §3).
+ */
+export type ConversionKey = 'goal' | 'name' | `props:${string}`;
+
+export interface ConversionFilter {
+  key: ConversionKey;
+  operator: 'is' | 'is_not' | 'contains';
+  values: string[];
+}
+
+/** A property key: letters, digits and `_ . - :`, up to 64 characters (refused otherwise, never pasted into SQL). */
+export const PROP_KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
 export type Metric = (typeof METRICS)[number];
 /** v2 adds visits (sessions), views per visit, time on page and the conversion metrics (goals, revenue). */
 export const V2_METRICS = [
