@@ -7,6 +7,17 @@ ALTER TABLE sessions {{ON_CLUSTER}}
   ADD COLUMN IF NOT EXISTS visit_region AggregateFunction(argMin, String, DateTime64(3, 'UTC')),
   ADD COLUMN IF NOT EXISTS visit_referrer AggregateFunction(argMin, String, DateTime64(3, 'UTC'));
 
+-- The any() columns of device, browser, OS, country and city (migration 002) gave way to the visit's values
+-- (016 and the above): nothing reads them, and the view no longer computes them.
+ALTER TABLE sessions {{ON_CLUSTER}} DROP PROJECTION IF EXISTS by_start;
+
+ALTER TABLE sessions {{ON_CLUSTER}}
+  DROP COLUMN IF EXISTS device_type,
+  DROP COLUMN IF EXISTS browser,
+  DROP COLUMN IF EXISTS os,
+  DROP COLUMN IF EXISTS country_code,
+  DROP COLUMN IF EXISTS city;
+
 -- A projection's SELECT * names the columns the table had when it was made: made again with the new ones.
 ALTER TABLE sessions {{ON_CLUSTER}} DROP PROJECTION IF EXISTS by_start;
 
@@ -39,11 +50,6 @@ SELECT
   argMinStateIf(toString(e.utm_source), e.ts, e.type = 'pageview') AS utm_source,
   argMinStateIf(toString(e.utm_medium), e.ts, e.type = 'pageview') AS utm_medium,
   argMinStateIf(toString(e.utm_campaign), e.ts, e.type = 'pageview') AS utm_campaign,
-  anyIf(e.device_type, e.device_type != '') AS device_type,
-  anyIf(e.browser, e.browser != '') AS browser,
-  anyIf(e.os, e.os != '') AS os,
-  anyIf(e.country_code, e.country_code != '') AS country_code,
-  anyIf(e.city, e.city != '') AS city,
   argMinStateIf(toString(e.country_code), e.ts, e.type = 'pageview') AS visit_country,
   argMinStateIf(toString(e.browser), e.ts, e.type = 'pageview') AS visit_browser,
   argMinStateIf(toString(e.device_type), e.ts, e.type = 'pageview') AS visit_device,

@@ -11,6 +11,7 @@
 import { checkInt } from '../../checks';
 import { type ClickHouseClient, selectRows } from '../../clickhouse/client';
 import type { ReplaySession, ReplaySessionsData } from '../../external/schemas';
+import { visitValue } from '../sql/visits';
 import { isoFromMs } from '../time';
 
 /**
@@ -22,8 +23,8 @@ import { isoFromMs } from '../time';
  * - event_count: rrweb events across the chunks. A chunk's `data` is the JSON array the tracker flushes
  *   (tracker/src/replay.ts), so it contributes its array length; a chunk whose data is not a JSON array
  *   (an object, a scalar, text that is not JSON) counts as one event.
- * - page_url: the path of the lowest-seq chunk. device_type, browser, os and country_code come from the
- *   session (the `sessions` fold); '' when the session has no such value (country_code: null).
+ * - page_url: the path of the lowest-seq chunk. device_type, browser, os and country_code are the visit's
+ *   (its first pageview's, sql/visits.ts); '' when it has none (country_code: null).
  * - pagination.has_more is learned by fetching limit + 1 rows.
  */
 export async function replaySessions(
@@ -73,10 +74,10 @@ export async function replaySessions(
     selectRows<{ session_id: string; device_type: string; browser: string; os: string; country_code: string }>(
       clickhouse,
       `SELECT session_id,
-              anyIf(device_type, device_type != '') AS device_type,
-              anyIf(browser, browser != '') AS browser,
-              anyIf(os, os != '') AS os,
-              anyIf(country_code, country_code != '') AS country_code
+              ${visitValue('device')} AS device_type,
+              ${visitValue('browser')} AS browser,
+              ${visitValue('os')} AS os,
+              ${visitValue('country')} AS country_code
        FROM sessions
        WHERE website_id = {website:UUID} AND session_id IN {ids:Array(String)}
        GROUP BY session_id`,

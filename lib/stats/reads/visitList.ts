@@ -38,7 +38,7 @@ export async function listVisits(
     SCORE_COLUMNS,
     'any(visitor_id) AS visitor',
     `${visitValue('country')} AS country`,
-    'any(city) AS town',
+    `${visitValue('city')} AS town`,
     `${visitValue('device')} AS device`,
     `${visitValue('browser')} AS br`,
     `${visitValue('os')} AS system`,

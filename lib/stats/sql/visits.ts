@@ -22,9 +22,7 @@ const SESSION_COLUMNS: Record<Exclude<VisitKey, 'channel' | 'referrer'>, string>
   city: 'visit_city',
   region: 'visit_region',
 };
-// Sessions written before migration 017 have no visit_referrer: their referrer URL's host stands in.
-const REFERRER_DOMAIN =
-  "if(argMinMerge(visit_referrer) != '', argMinMerge(visit_referrer), replaceRegexpOne(lower(domain(argMinMerge(referrer))), '^www\\.', ''))";
+const REFERRER_DOMAIN = 'argMinMerge(visit_referrer)';
 
 /** A visit key's value in a fold of `sessions` by session_id. */
 export function visitValue(key: VisitKey): string {
