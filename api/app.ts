@@ -12,6 +12,7 @@ import { requestLog } from './middleware/requestLog';
 import { pathGuard } from './middleware/validate';
 import { authRoutes } from './routes/auth';
 import { browserIngestRoutes } from './routes/browserIngest';
+import { exportRoutes } from './routes/external/export';
 import { externalReadRoutes } from './routes/external/read';
 import { statsRoutes } from './routes/external/stats';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
     perMinuteLimit(deps.redis, deps.config.REDIS_PREFIX, 'external'),
     monthlyQuota(deps.redis, deps.config.REDIS_PREFIX, 1),
     statsRoutes(deps, 'v2'),
+    exportRoutes(deps),
   );
 
   app.use(notFoundHandler());

@@ -4,6 +4,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registerAccounts } from './accounts';
 import { registerSecuritySchemes } from './common';
+import { registerExport } from './export';
 import { registerDocumentPaths, registerExternalApi } from './external';
 import { registerIngestion } from './ingestion';
 import { registerTeams } from './teams';
@@ -18,6 +19,7 @@ function registry(): OpenAPIRegistry {
   registerSecuritySchemes(r);
   registerDocumentPaths(r, DOCUMENT_PATHS);
   registerExternalApi(r);
+  registerExport(r);
   registerIngestion(r);
   registerAccounts(r);
   registerWebsites(r);
