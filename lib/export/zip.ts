@@ -22,7 +22,7 @@ const CRC_TABLE = Int32Array.from({ length: 256 }, (_, n) => {
   for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
   return c;
 });
-function crc32Fallback(data: Uint8Array, value = 0): number {
+export function crc32Fallback(data: Uint8Array, value = 0): number {
   let c = ~value;
   for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]) & 0xff] ^ (c >>> 8);
   return ~c >>> 0;
