@@ -12,9 +12,10 @@ import type { AppDeps } from '../../deps';
 import { readableWebsite } from '../../middleware/auth';
 import { attachmentHeaders } from './attachment';
 
-async function* prepend<T>(first: T, rest: AsyncIterator<T>): AsyncGenerator<T> {
+/** `first`, then the rest; yield* passes a reader's early stop on to `rest`. */
+async function* prepend<T>(first: T, rest: AsyncIterable<T>): AsyncGenerator<T> {
   yield first;
-  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+  yield* rest;
 }
 
 export function exportRoutes({ pool, clickhouse, logger }: AppDeps): Router {
