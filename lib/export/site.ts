@@ -3,7 +3,14 @@
 // (statsResponse), every row of it, so a file equals the JSON breakdown of the same parameters.
 import { type ClickHouseClient, withAbortSignal } from '../clickhouse/client';
 import { statsResponse, type WebsiteRef } from '../stats/api';
-import { type Metric, type Property, parseStatsParams, type StatsParamError, type StatsParams } from '../stats/params';
+import {
+  type Metric,
+  type Property,
+  parseStatsParams,
+  type StatsParamError,
+  type StatsParams,
+  type V2Metric,
+} from '../stats/params';
 import { formatDate } from '../stats/time';
 import { safeFileName } from './csv';
 import { periodDates, statsCsv } from './stats';
@@ -11,7 +18,7 @@ import type { ZipEntry } from './zip';
 
 interface ExportFile {
   file: string;
-  metrics: readonly Metric[];
+  metrics: readonly V2Metric[];
   /** A breakdown by this property; without one, the timeseries by day. */
   property?: Property;
 }
@@ -32,6 +39,12 @@ export const SITE_EXPORT: readonly ExportFile[] = [
   { file: 'devices.csv', property: 'visit:device', metrics: VISIT_METRICS },
   { file: 'browsers.csv', property: 'visit:browser', metrics: VISIT_METRICS },
   { file: 'operating_systems.csv', property: 'visit:os', metrics: VISIT_METRICS },
+  {
+    file: 'conversions.csv',
+    property: 'event:goal',
+    metrics: ['visitors', 'events', 'conversion_rate', 'total_revenue', 'average_revenue'],
+  },
+  { file: 'custom_events.csv', property: 'event:name', metrics: ['visitors', 'events', 'conversion_rate'] },
 ];
 
 /** The export's parameters (site_id, period, date, filters), checked as the Stats v2 parameters are. */

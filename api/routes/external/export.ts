@@ -5,6 +5,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type Request, type Response, Router } from 'express';
+import { conversionContext } from '../../../lib/accounts/goals';
 import { HttpError } from '../../../lib/errors';
 import { exportFileName, parseExportParams, siteExport } from '../../../lib/export/site';
 import { type ZipEntry, zipStream } from '../../../lib/export/zip';
@@ -28,7 +29,8 @@ export function exportRoutes({ pool, clickhouse, logger }: AppDeps): Router {
     // A client that goes away cancels the query under way and the ones not yet started.
     const abort = new AbortController();
     res.on('close', () => abort.abort());
-    const entries = siteExport(clickhouse, { id: website.id, timezone: website.timezone }, params, abort.signal);
+    const ref = { id: website.id, timezone: website.timezone, conversions: () => conversionContext(pool, website.id) };
+    const entries = siteExport(clickhouse, ref, params, abort.signal);
     let first: IteratorResult<ZipEntry>;
     try {
       first = await entries.next();

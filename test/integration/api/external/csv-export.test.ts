@@ -37,6 +37,10 @@ beforeAll(async () => {
   evilId = (await createWebsite(ctx, owner, 'evil.example.com')).id;
   key = (await createApiKey(ctx, owner)).key;
   await insertDstFixture(ctx.clickhouse, siteId);
+  for (const body of [{ name: 'Signup' }, { kind: 'page', path: '/c' }]) {
+    const goal = await call('POST', `/api/websites/${siteId}/goals`, { token: owner.token, body });
+    if (goal.status !== 201) throw new Error(`goal: ${goal.status} ${goal.text}`);
+  }
   await storeRows(
     ctx.clickhouse,
     CAMPAIGNS.map((utm_campaign, i) =>
@@ -227,7 +231,12 @@ const FILES: [string, string | undefined][] = [
   ['devices.csv', 'visit:device'],
   ['browsers.csv', 'visit:browser'],
   ['operating_systems.csv', 'visit:os'],
+  ['conversions.csv', 'event:goal'],
+  ['custom_events.csv', 'event:name'],
 ];
+
+/** A JSON answer's value as its CSV cell: money ({value, currency}) is its value. */
+const cell = (v: unknown) => String(v !== null && typeof v === 'object' ? (v as { value: number }).value : v);
 
 describe('GET /api/external/v2/export', () => {
   const WEEK = { period: '7d', date: '2026-03-29' };
@@ -266,6 +275,17 @@ describe('GET /api/external/v2/export', () => {
       ['2026-03-28', '1', '2', '2', expect.any(String), expect.any(String)],
       ['2026-03-29', '2', '3', '4', expect.any(String), expect.any(String)], // events: 3 pageviews + Signup
     ]);
+    // Goals: B sent Signup and viewed /c (the page goal "Visit /c"), 1 of the week's 3 visitors: 33.33 %;
+    // custom events: Signup. No purchases.
+    expect(parseCsv(files.get('conversions.csv')!)).toEqual([
+      ['goal', 'visitors', 'events', 'conversion_rate', 'total_revenue', 'average_revenue'],
+      ['Signup', '1', '1', '33.33', '0', '0'],
+      ['Visit /c', '1', '1', '33.33', '0', '0'],
+    ]);
+    expect(parseCsv(files.get('custom_events.csv')!)).toEqual([
+      ['name', 'visitors', 'events', 'conversion_rate'],
+      ['Signup', '1', '1', '33.33'],
+    ]);
     expect(parseCsv(files.get('utm_campaigns.csv')!)).toEqual([
       ['utm_campaign', 'visitors', 'pageviews', 'bounce_rate', 'visit_duration'],
     ]);
@@ -278,7 +298,7 @@ describe('GET /api/external/v2/export', () => {
         : await v2(`timeseries?${q({ ...WEEK, metrics, interval: 'day' })}`);
       expect([name, rows]).toEqual([
         name,
-        answer.body.data.results.map((r: Record<string, unknown>) => header.map((c) => String(r[c]))),
+        answer.body.data.results.map((r: Record<string, unknown>) => header.map((c) => cell(r[c]))),
       ]);
     }
   });
