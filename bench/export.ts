@@ -15,55 +15,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SITE_EXPORT } from '../lib/export/site';
 import { generate, rawTailHours, rollUp, settleMerges } from './generate';
+import { cpuMs, cpuSnapshot, serviceProcesses } from './processes';
 import { log, runBenchmark, type Service, startService } from './service';
 
 const TARGET_MS = 5000;
-
-// ---- CPU time per role, from /proc (Linux): the supervisor and its children ------------------------------
-
-const CLK_TCK = 100; // Linux USER_HZ
-const ROLES: [string, string][] = [
-  ['store', 'store-main.js'],
-  ['web', 'api/server.js'],
-  ['worker', 'workers/main.js'],
-  ['clock', 'jobs/clock.js'],
-];
-
-function procStat(pid: number): string[] | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name is in parentheses and may hold spaces; fields after it are space-separated.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-function roleProcesses(supervisorPid: number): Map<string, number> {
-  const out = new Map<string, number>([['supervisor', supervisorPid]]);
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(procStat(Number(entry))?.[1]) !== supervisorPid) continue;
-    let cmd = '';
-    try {
-      cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
-    } catch {
-      continue;
-    }
-    const role = ROLES.find(([, script]) => cmd.includes(script));
-    if (role) out.set(role[0], Number(entry));
-  }
-  return out;
-}
-
-/** CPU milliseconds (user + system) each role has used so far. */
-function cpuMs(procs: Map<string, number>): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const [role, pid] of procs) {
-    const f = procStat(pid);
-    if (f) out.set(role, ((Number(f[11]) + Number(f[12])) / CLK_TCK) * 1000);
-  }
-  return out;
-}
 
 // ---- the requests --------------------------------------------------------------------------------------
 
@@ -106,17 +61,15 @@ async function main(): Promise<number> {
         ? `/api/external/v2/stats/breakdown?${common}&metrics=${f.metrics.join(',')}&property=${f.property}&limit=1000`
         : `/api/external/v2/stats/timeseries?${common}&metrics=${f.metrics.join(',')}&interval=day`,
     );
-    const procs = roleProcesses(service.supervisorPid);
+    const procs = serviceProcesses(service.supervisorPid);
 
     await timedGet(service, exportPath); // warm-up
-    const exports: { ms: number; bytes: number; cpu: Map<string, number> }[] = [];
+    const exports: { ms: number; bytes: number; cpu: Partial<Record<string, number>> }[] = [];
     let archive: Buffer = Buffer.alloc(0);
     for (let i = 0; i < runs; i++) {
-      const before = cpuMs(procs);
+      const before = cpuSnapshot(procs);
       const r = await timedGet(service, exportPath);
-      const after = cpuMs(procs);
-      const cpu = new Map([...after].map(([role, ms]) => [role, ms - (before.get(role) ?? ms)]));
-      exports.push({ ms: r.ms, bytes: r.body.length, cpu });
+      exports.push({ ms: r.ms, bytes: r.body.length, cpu: cpuMs(before, cpuSnapshot(procs)) });
       archive = r.body;
       log(`export run ${i + 1}: ${fmt(r.ms)}, ${r.body.length.toLocaleString('en-US')} bytes`);
     }
@@ -150,7 +103,9 @@ async function main(): Promise<number> {
     const best = exports.reduce((a, b) => (b.ms < a.ms ? b : a));
     const exportMs = median(exports.map((e) => e.ms));
     const jsonMs = median(sums);
-    const roles = [...best.cpu].map(([role, ms]) => `${role} ${fmt(ms)}`).join(', ');
+    const roles = Object.entries(best.cpu)
+      .map(([role, ms]) => `${role} ${fmt(ms ?? 0)}`)
+      .join(', ');
     const lines = [
       `Tidemark whole-site export benchmark — embedded store, ${stored.toLocaleString('en-US')} events over 90 days, period=30d, ${runs} runs after a warm-up`,
       `(${new Date().toISOString()}: the last ${await rawTailHours(service)} hours of the range are read raw, the rest from rollups)`,
