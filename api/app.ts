@@ -13,6 +13,7 @@ import { requestLog } from './middleware/requestLog';
 import { pathGuard } from './middleware/validate';
 import { authRoutes } from './routes/auth';
 import { browserIngestRoutes } from './routes/browserIngest';
+import { exportRoutes } from './routes/external/export';
 import { externalReadRoutes } from './routes/external/read';
 import { statsRoutes } from './routes/external/stats';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps): Express {
     perMinuteLimit(deps.redis, deps.config.REDIS_PREFIX, 'external'),
     monthlyQuota(deps.redis, deps.config.REDIS_PREFIX, 1),
     statsRoutes(deps, 'v2'),
+    exportRoutes(deps),
   );
   // Plausible's Stats API v2 path, with the Stats API v2's credentials, limits and credits.
   app.use(

@@ -48,3 +48,19 @@ export async function selectRows<T>(
 ): Promise<T[]> {
   return (await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' })).json<T>();
 }
+
+/**
+ * The same client, every query of which is cancelled when `signal` aborts: the HTTP request to the store is
+ * dropped (a server cancels a read-only query whose client went away) and the caller's promise rejects.
+ */
+export function withAbortSignal(clickhouse: ClickHouseClient, signal: AbortSignal): ClickHouseClient {
+  return new Proxy(clickhouse, {
+    get(target, prop, receiver) {
+      if (prop === 'query') {
+        return (params: Parameters<ClickHouseClient['query']>[0]) => target.query({ ...params, abort_signal: signal });
+      }
+      const value = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}

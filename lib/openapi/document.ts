@@ -4,6 +4,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registerAccounts } from './accounts';
 import { registerSecuritySchemes } from './common';
+import { registerExport } from './export';
 import { registerDocumentPaths, registerExternalApi } from './external';
 import { registerIngestion } from './ingestion';
 import { registerPlausibleApi } from './plausible';
@@ -20,6 +21,7 @@ function registry(): OpenAPIRegistry {
   registerDocumentPaths(r, DOCUMENT_PATHS);
   registerExternalApi(r);
   registerPlausibleApi(r);
+  registerExport(r);
   registerIngestion(r);
   registerAccounts(r);
   registerWebsites(r);

@@ -35,6 +35,7 @@ import {
   MAX_FILTER_DEPTH,
   METRICS,
   PROPERTIES,
+  STATS_FORMATS,
   V2_FILTER_KEYS,
   V2_METRICS,
   V2_PROPERTIES,
@@ -55,24 +56,24 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'A backing store is briefly unavailable (SERVICE_UNAVAILABLE); retry after Retry-After.',
 };
 
-const rateHeaders = z.object({
+export const rateHeaders = z.object({
   'X-RateLimit-Limit': z.string().openapi({ description: 'Per-minute limit of the plan.' }),
   'X-RateLimit-Remaining': z.string(),
   'X-RateLimit-Reset': z.string().openapi({ description: 'Unix time the window resets.' }),
 });
 
-const errors = (statuses: number[]) => errorResponses(STATUS_TEXT, statuses);
+export const errors = (statuses: number[]) => errorResponses(STATUS_TEXT, statuses);
 
 // ---- Stats API parameters and responses (the parser in lib/stats/params.ts checks them in the spec's order
 // with its codes; these schemas are built from the same constants and document them) --------------------
 
-const period = z
+export const period = z
   .string()
   .regex(new RegExp(`^(${PERIODS.join('|')}|custom:\\d{4}-\\d{2}-\\d{2},\\d{4}-\\d{2}-\\d{2})$`))
   .openapi({
     param: { description: `${PERIODS.join(', ')} or custom:YYYY-MM-DD,YYYY-MM-DD (at most ${MAX_CUSTOM_DAYS} days).` },
   });
-const statsBase = z.object({
+export const statsBase = z.object({
   site_id: z.string().openapi({ format: 'uuid', param: { description: 'Website UUID.' } }),
   period,
   date: z
@@ -95,7 +96,7 @@ const statsBase = z.object({
       example: 'country==US,DE;browser!=Chrome',
     }),
 });
-const v2Extras = {
+export const v2Extras = {
   filters: z
     .string()
     .optional()
@@ -112,6 +113,15 @@ const v2Extras = {
     },
     example: 'visitors,visits,views_per_visit',
   }),
+  format: z
+    .enum(STATS_FORMATS)
+    .optional()
+    .openapi({
+      param: {
+        description:
+          'Timeseries and breakdown: csv answers text/csv (the row key column, then the metrics; see docs "CSV export"); json the envelope. Without it, Accept: text/csv asks for CSV.',
+      },
+    }),
   compare: z
     .enum(['previous_period'])
     .optional()
@@ -200,6 +210,21 @@ const breakdownData = (v2: boolean) =>
       }),
     }),
   });
+
+/** Headers of a download (a CSV answer, the site export). */
+export const csvHeaders = z.object({
+  'Content-Disposition': z
+    .string()
+    .openapi({ description: 'attachment; filename="<domain>-<endpoint>-<key>-<first day>-<last day>.csv"' }),
+});
+const csvContent = (name: string) => ({
+  'text/csv': {
+    schema: z.string().openapi({
+      description: `RFC 4180, UTF-8, CRLF line ends: a header line (${name === 'timeseries' ? 'date' : 'the property’s short name (page, country, …)'}, then the requested metrics in order), one line per row of the JSON answer (the same page of a breakdown). Text starting with = + - @, a tab or a carriage return is prefixed with an apostrophe (formula injection).`,
+      example: name === 'timeseries' ? 'date,visitors\r\n2026-03-29,2\r\n' : 'country,visitors\r\nDE,2\r\n',
+    }),
+  },
+});
 
 // ---- the document --------------------------------------------------------------------------------------
 
@@ -324,19 +349,25 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
       version === 'v1'
         ? ' V1: with filters only visitors is computed; events is approximated by pageviews.'
         : ' Every metric under any filter.';
-    const stats = (name: string, query: z.ZodObject, data: z.ZodType) =>
+    const stats = (name: string, query: z.ZodObject, data: z.ZodType) => {
+      const csv = version === 'v2' && name !== 'aggregate';
       r.registerPath({
         method: 'get',
         path: `${BASE}/${version}/stats/${name}`,
         tags: ['Stats API'],
         security: READER_SECURITY,
-        summary: `Stats API ${version}: ${name}.${note}`,
-        request: { query },
+        summary: `Stats API ${version}: ${name}.${note}${csv ? ' As CSV with format=csv or Accept: text/csv.' : ''}`,
+        request: { query: csv ? query.extend({ format: v2Extras.format }) : query },
         responses: {
-          200: { description: 'Success', headers: rateHeaders, content: json(envelope(data)) },
+          200: {
+            description: 'Success',
+            headers: csv ? rateHeaders.extend(csvHeaders.shape) : rateHeaders,
+            content: { ...json(envelope(data)), ...(csv ? csvContent(name) : {}) },
+          },
           ...errors([400, 401, 403, 404, 429, 500, 503]),
         },
       });
+    };
     stats('aggregate', v2 ? base.extend({ compare: v2Extras.compare }) : base, aggregateData(v2));
     stats('timeseries', base.extend({ interval: interval(v2 ? V2_INTERVALS : INTERVALS) }), timeseriesData(v2));
     stats('breakdown', base.extend(breakdownParams(v2 ? V2_PROPERTIES : PROPERTIES, v2)), breakdownData(v2));

@@ -54,6 +54,11 @@ function conversionProperty(p: Property | undefined): { key: string; dimension: 
   return undefined;
 }
 
+/** The row key column of a breakdown by a property: its short name, or a custom property's own key. */
+export function propertyRowKey(p: Property): string {
+  return (conversionProperty(p) ?? PROPERTY_KEYS[p as keyof typeof PROPERTY_KEYS]).key;
+}
+
 /** What conversion questions need of a website, read only when one is asked. */
 export interface ConversionContext {
   goals: GoalDefinition[];

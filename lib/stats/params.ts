@@ -156,7 +156,12 @@ export interface StatsParams {
   conversionFilters: ConversionFilter[];
   /** v2, aggregate: also compute the period before (previousPeriod in period.ts). */
   compare?: 'previous_period';
+  /** v2, timeseries and breakdown: the answer's format when the request names one (else the Accept header's). */
+  format?: StatsFormat;
 }
+
+export const STATS_FORMATS = ['json', 'csv'] as const;
+export type StatsFormat = (typeof STATS_FORMATS)[number];
 
 export interface StatsParamError {
   code: string;
@@ -346,7 +351,9 @@ export function parseStatsParams(
 ): StatsParams | { error: StatsParamError } {
   // A parameter given twice (or as a nested object) is refused before anything else: reading one of the
   // copies would answer a question the client may not have asked (say, without its filters).
-  const repeated = PARAMETERS.find((name) => query[name] !== undefined && typeof query[name] !== 'string');
+  // v1 reads no format: its parameter set is the spec's, anything else is ignored there as before.
+  const names: readonly string[] = version === 'v2' ? [...PARAMETERS, 'format'] : PARAMETERS;
+  const repeated = names.find((name) => query[name] !== undefined && typeof query[name] !== 'string');
   if (repeated) return fail('VALIDATION_ERROR', `${repeated} must be given once, as a plain value`);
   const siteId = single(query.site_id);
   const period = single(query.period);
@@ -426,6 +433,12 @@ export function parseStatsParams(
     return fail('VALIDATION_ERROR', `date: the period compared with must lie within ${DATE_RANGE_TEXT}`);
   }
 
+  const formatRaw = version === 'v2' ? single(query.format) : undefined;
+  if (formatRaw !== undefined && !(STATS_FORMATS as readonly string[]).includes(formatRaw))
+    return fail('VALIDATION_ERROR', `format must be one of ${STATS_FORMATS.join(', ')}`);
+  if (formatRaw === 'csv' && endpoint === 'aggregate')
+    return fail('VALIDATION_ERROR', 'format csv is available on timeseries and breakdown');
+
   return {
     siteId: siteId.toLowerCase(),
     period,
@@ -438,5 +451,6 @@ export function parseStatsParams(
     filters,
     conversionFilters,
     ...(compareRaw ? { compare: 'previous_period' as const } : {}),
+    ...(formatRaw ? { format: formatRaw as StatsFormat } : {}),
   };
 }

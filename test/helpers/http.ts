@@ -40,7 +40,7 @@ export function client(baseUrl: string) {
     } catch {
       // not JSON; keep the text
     }
-    checkAgainstOpenApi(method, path, res.status, parsed);
+    checkAgainstOpenApi(method, path, res.status, parsed, res.headers.get('content-type'));
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   };
 }

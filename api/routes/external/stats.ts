@@ -1,13 +1,23 @@
 // Stats API: GET /api/external/v1/stats/{aggregate,timeseries,breakdown} (spec "Stats API") and the v2 it
-// announces under /api/external/v2/stats (every metric under any filter, JSON filters, more breakdowns, compare).
+// announces under /api/external/v2/stats (every metric under any filter, JSON filters, more breakdowns, compare,
+// and timeseries and breakdowns as CSV on `format=csv` or `Accept: text/csv`).
 import { type Request, type Response, Router } from 'express';
 import { conversionContext } from '../../../lib/accounts/goals';
 import { HttpError } from '../../../lib/errors';
+import { statsCsv, statsCsvFileName } from '../../../lib/export/stats';
 import { statsResponse } from '../../../lib/stats/api';
-import { parseStatsParams, type StatsEndpoint, type StatsVersion } from '../../../lib/stats/params';
+import { parseStatsParams, type StatsEndpoint, type StatsParams, type StatsVersion } from '../../../lib/stats/params';
 import type { AppDeps } from '../../deps';
 import { readableWebsite } from '../../middleware/auth';
 import { sendData } from '../../middleware/envelope';
+import { sendAttachment } from './attachment';
+
+/** v2 timeseries and breakdowns answer CSV when `format=csv`, or, without a format, when Accept prefers it. */
+function wantsCsv(req: Request, endpoint: StatsEndpoint, params: StatsParams, version: StatsVersion): boolean {
+  if (version !== 'v2' || endpoint === 'aggregate') return false;
+  if (params.format) return params.format === 'csv';
+  return req.headers.accept !== undefined && req.accepts(['application/json', 'text/csv']) === 'text/csv';
+}
 
 export function statsRoutes({ pool, clickhouse }: AppDeps, version: StatsVersion): Router {
   const router = Router();
@@ -15,16 +25,15 @@ export function statsRoutes({ pool, clickhouse }: AppDeps, version: StatsVersion
     const params = parseStatsParams(req.query as Record<string, unknown>, endpoint, version);
     if ('error' in params) throw new HttpError(400, params.error.code, params.error.message);
     const website = await readableWebsite(pool, res, params.siteId);
-    sendData(
-      res,
-      await statsResponse(
-        clickhouse,
-        { id: website.id, timezone: website.timezone, conversions: () => conversionContext(pool, website.id) },
-        endpoint,
-        params,
-        version,
-      ),
-    );
+    const ref = { id: website.id, timezone: website.timezone, conversions: () => conversionContext(pool, website.id) };
+    const answer = await statsResponse(clickhouse, ref, endpoint, params, version);
+    if (version === 'v2' && endpoint !== 'aggregate') res.vary('Accept');
+    if (endpoint !== 'aggregate' && wantsCsv(req, endpoint, params, version)) {
+      const name = statsCsvFileName(website.domain, endpoint, params, website.timezone);
+      sendAttachment(res, 'text/csv; charset=utf-8', name, statsCsv(endpoint, params, answer));
+      return;
+    }
+    sendData(res, answer);
   };
   router.get('/stats/aggregate', handle('aggregate'));
   router.get('/stats/timeseries', handle('timeseries'));

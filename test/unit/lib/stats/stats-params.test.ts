@@ -133,6 +133,20 @@ describe('parameters given more than once, and v2 specifics', () => {
     expect(v2({ ...base, compare: 'last_year' })).toBe('VALIDATION_ERROR');
   });
 
+  it('takes format (json or csv) on v2 only, csv on timeseries and breakdown only', () => {
+    const parsed = parseStatsParams({ ...base, format: 'csv' }, 'timeseries', 'v2');
+    expect('error' in parsed ? parsed.error : parsed.format).toBe('csv');
+    expect(v2({ ...base, property: 'visit:os', format: 'csv' }, 'breakdown')).toBe('OK');
+    expect(v2({ ...base, format: 'json' })).toBe('OK');
+    expect(v2({ ...base, format: 'csv' })).toBe('VALIDATION_ERROR'); // aggregate
+    expect(v2({ ...base, format: 'xlsx' }, 'timeseries')).toBe('VALIDATION_ERROR');
+    expect(v2({ ...base, format: ['csv', 'json'] }, 'timeseries')).toBe('VALIDATION_ERROR');
+    // v1's parameter set is the spec's: format is not one of them, so it is not read at all.
+    const v1 = parseStatsParams({ ...base, format: 'csv' }, 'timeseries', 'v1');
+    expect('error' in v1 ? v1.error : v1.format).toBeUndefined();
+    expect(code({ ...base, format: ['csv', 'json'] })).toBe('OK');
+  });
+
   it('names a JSON filter without values EMPTY_FILTER_VALUE, like the v1 grammar', () => {
     expect(v2({ ...base, filters: '[["is","country",[]]]' })).toBe('EMPTY_FILTER_VALUE');
     expect(v2({ ...base, filters: '[["is","country",[""]]]' })).toBe('EMPTY_FILTER_VALUE');
