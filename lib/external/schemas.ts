@@ -99,6 +99,8 @@ export const ERROR_CODES = [
   'INTERVAL_PERIOD_MISMATCH',
   'UNKNOWN_FILTER_KEY',
   'EMPTY_FILTER_VALUE',
+  // Funnels
+  'INVALID_FUNNEL_STEPS',
 ] as const;
 
 export const errorEnvelope = z

@@ -5,6 +5,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { registerAccounts } from './accounts';
 import { registerSecuritySchemes } from './common';
 import { registerDocumentPaths, registerExternalApi } from './external';
+import { registerFunnels } from './funnels';
 import { registerIngestion } from './ingestion';
 import { registerTeams } from './teams';
 import { registerWebsites } from './websites';
@@ -22,6 +23,7 @@ function registry(): OpenAPIRegistry {
   registerAccounts(r);
   registerWebsites(r);
   registerTeams(r);
+  registerFunnels(r);
   return r;
 }
 

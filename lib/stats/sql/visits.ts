@@ -65,7 +65,7 @@ function visitConditions(
  * set for all of them. A session the set cannot see (longer than a day) has no visit values, as in the
  * rollups, so the set holds the sessions that satisfy the filters when '' does not, else those that do not.
  */
-function inVisitSet(filters: readonly Filter[], visits: VisitSource, params: Record<string, unknown>): string {
+export function inVisitSet(filters: readonly Filter[], visits: VisitSource, params: Record<string, unknown>): string {
   if (visitFilters(filters).length === 0) return '';
   const empty = visitFilters(filters).every(({ f }) => emptyMatches(f));
   const selected = (conditions: string) => (empty ? `NOT (${conditions})` : conditions);
