@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { generate, rawTailHours, rollUp, settleMerges } from './generate';
-import { api, log, runBenchmark, type Service, startService, type Timing, timeGet, timingRow } from './service';
+import { api, log, runBenchmark, type Service, startService, type Timing, timeGet, timingRow, until } from './service';
 
 const TARGET = { p50: 250, p99: 500 };
 const CLK_TCK = 100; // Linux USER_HZ
@@ -42,6 +42,33 @@ function servicePids(supervisorPid: number): number[] {
     }
   }
   return pids;
+}
+
+/** Seconds since a process started (from /proc: its start time in clock ticks after boot). */
+function ageSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const started = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]) / CLK_TCK;
+  return Number(fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]) - started;
+}
+
+/**
+ * Waits until the worker role has run past its start-up check of the store (30 s at most): the bulk insert
+ * keeps the embedded store from answering pings, so a worker still starting would fail its check and the
+ * supervisor would stop the service. On a busy machine the worker can start well after the web role is ready.
+ */
+async function workerStarted(service: Service): Promise<void> {
+  const worker = () =>
+    servicePids(service.supervisorPid).find((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('workers/main.js');
+      } catch {
+        return false;
+      }
+    });
+  await until('the worker role past its start-up', 180_000, 1000, async () => {
+    const pid = worker();
+    return pid !== undefined && ageSeconds(pid) > 35 ? true : undefined;
+  });
 }
 
 /** timeGet with the service's CPU time over the same requests (warm-ups included: 3 + runs). */
@@ -96,6 +123,7 @@ async function main(): Promise<number> {
   const runs = Number(values.runs ?? 30);
   const service = await startService({ name: 'funnelbench' });
   try {
+    await workerStarted(service);
     const started = Date.now();
     const stored = await generate(service, target);
     log(`generated ${stored.toLocaleString('en-US')} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);

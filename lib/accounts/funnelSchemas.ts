@@ -130,7 +130,6 @@ export const externalFunnelData = funnelResults.extend({
   filters_applied: filtersApplied,
 });
 
-export type FunnelStepView = z.infer<typeof funnelStepView>;
 export type FunnelView = z.infer<typeof funnelView>;
 export type FunnelStepResult = z.infer<typeof funnelStepResult>;
 export type FunnelResults = z.infer<typeof funnelResults>;

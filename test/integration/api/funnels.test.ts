@@ -306,6 +306,18 @@ describe('results', () => {
     expect((await results('period=7d&filters=country!=DE')).body.data.steps).toEqual(expected([4, 2, 1]));
   });
 
+  it('binds patterns with quotes and regular-expression characters (no 500)', async () => {
+    const made = await call('POST', W(), {
+      token: owner.token,
+      body: { name: 'Odd', steps: [{ path: "/it's (a) [b]+{c}\\*" }, { path: '/blog/*' }] },
+    });
+    expect(made.status).toBe(201);
+    const res = await call('GET', `${W()}/${made.body.data.funnel.id}/results?period=7d`, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body.data.totals).toEqual({ entered: 0, completed: 0, conversion_rate: 0, dropoff: 0 });
+    await call('DELETE', `${W()}/${made.body.data.funnel.id}`, { token: owner.token });
+  });
+
   it('is empty outside the data and refuses bad periods and filters with their codes', async () => {
     const old = await results('period=day&date=2020-01-01');
     expect(old.body.data.steps).toEqual(expected([0, 0, 0]));
