@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { recordPresence } from '../lib/realtime/presence';
 import { createRedis, waitReady } from '../lib/redis';
 import { generateBrowserData, generateEvents, rawTailHours, rollUp, settleMerges } from './generate';
-import { log, runBenchmark, type Service, startService, timeGet, timingRow } from './service';
+import { log, runBenchmark, type Service, startService, timeGet, timingHeader, timingRow } from './service';
 
 const TARGET = { p50: 150, p99: 400 };
 
@@ -84,7 +84,7 @@ async function main(): Promise<number> {
         `${browser.errors.toLocaleString('en-US')} errors in ${browser.errorGroups} groups), range=30d, ${runs} sequential runs each`,
       `(${new Date().toISOString()}: the last ${await rawTailHours(service)} hours of the range are read raw, the rest from rollups)`,
       '',
-      `${'endpoint'.padEnd(32)} │ ${'p50'.padStart(8)} │ ${'p99'.padStart(8)} │ target p50 / p99 │ result`,
+      timingHeader(32),
     ];
     const failures: string[] = [];
     for (const [name, path] of cases) {

@@ -11,6 +11,7 @@ import { Client } from 'pg';
 import { type ClickHouseClient, clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
 import { loadConfig } from '../lib/config';
 import { percentile } from './ingest-load';
+import { cpuMs, cpuSnapshot, serviceProcesses } from './processes';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const DIST = path.join(ROOT, 'dist');
@@ -239,6 +240,8 @@ export interface Timing {
   status: number;
   /** The first non-200 reply's body, if any. */
   failure?: string;
+  /** CPU milliseconds per timed request of the web role and the store (embedded mode). */
+  cpu: { web: number; store: number };
 }
 
 /** Times GET `path` with the service's key, one request at a time: 3 warm-ups, then `runs` timed requests. */
@@ -263,17 +266,39 @@ export async function timeGet(
     return ms;
   };
   for (let i = 0; i < 3; i++) await once();
+  const procs = serviceProcesses(service.supervisorPid);
+  const before = cpuSnapshot(procs);
   const ms: number[] = [];
   for (let i = 0; i < runs; i++) ms.push(await once());
+  const cpu = cpuMs(before, cpuSnapshot(procs));
   ms.sort((a, b) => a - b);
-  return { p50: percentile(ms, 50), p99: percentile(ms, 99), status, failure };
+  return {
+    p50: percentile(ms, 50),
+    p99: percentile(ms, 99),
+    status,
+    failure,
+    cpu: { web: (cpu.web ?? NaN) / runs, store: (cpu.store ?? NaN) / runs },
+  };
 }
 
 /** One row of a latency table: name │ p50 │ p99 │ target │ PASS, MISS or the HTTP status. */
-export function timingRow(name: string, width: number, r: Timing, target: { p50: number; p99: number }): string {
+export function timingRow(
+  name: string,
+  width: number,
+  r: Timing,
+  target: { p50: number; p99: number },
+  baseline?: Timing,
+): string {
   const pass = r.status === 200 && r.p50 <= target.p50 && r.p99 <= target.p99;
   const verdict = r.status !== 200 ? `HTTP ${r.status}` : pass ? 'PASS' : 'MISS';
-  return `${name.padEnd(width)} │ ${`${r.p50.toFixed(0)} ms`.padStart(8)} │ ${`${r.p99.toFixed(0)} ms`.padStart(8)} │ ${`${target.p50} / ${target.p99} ms`.padEnd(16)} │ ${verdict}`;
+  const cpu = `${r.cpu.web.toFixed(1)} / ${r.cpu.store.toFixed(1)} ms`.padStart(17);
+  const ratio = baseline ? ` │ ${(r.p50 / baseline.p50).toFixed(2)}×`.padEnd(9) : '';
+  return `${name.padEnd(width)} │ ${`${r.p50.toFixed(0)} ms`.padStart(8)} │ ${`${r.p99.toFixed(0)} ms`.padStart(8)} │ ${cpu}${ratio} │ ${`${target.p50} / ${target.p99} ms`.padEnd(16)} │ ${verdict}`;
+}
+
+/** The header of timingRow's table (with the ratio column when rows have a baseline). */
+export function timingHeader(width: number, baseline = false): string {
+  return `${'query'.padEnd(width)} │ ${'p50'.padStart(8)} │ ${'p99'.padStart(8)} │ ${'CPU web / store'.padStart(17)}${baseline ? ' │ ×base ' : ''} │ target p50 / p99 │ result`;
 }
 
 /** Runs a benchmark's main and exits with its code; a crash prints its stack and exits 1. */

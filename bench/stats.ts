@@ -9,7 +9,7 @@
 // the sessions view fills as it would), then times each endpoint over HTTP, one request at a time.
 import { parseArgs } from 'node:util';
 import { generate, rawTailHours, rollUp, settleMerges } from './generate';
-import { log, runBenchmark, startService, timeGet, timingRow } from './service';
+import { log, runBenchmark, startService, timeGet, timingHeader, timingRow } from './service';
 
 const TARGETS = { aggregate: 100, timeseries: 150, breakdown: 250, p99: 500 };
 
@@ -73,7 +73,7 @@ async function main(): Promise<number> {
       `Tidemark Stats API benchmark — embedded store, ${stored.toLocaleString('en-US')} events over 90 days, period=30d, ${runs} sequential runs each`,
       `(${new Date().toISOString()}: the last ${await rawTailHours(service)} hours of the range are read raw, the rest from rollups)`,
       '',
-      `${'query'.padEnd(38)} │ ${'p50'.padStart(8)} │ ${'p99'.padStart(8)} │ target p50 / p99 │ result`,
+      timingHeader(38),
     ];
     for (const [name, path, p50Target] of cases) {
       const r = await timeGet(service, path, runs);

@@ -97,3 +97,15 @@ export async function activeGoalNames(pool: Pool, websiteId: string): Promise<st
   );
   return rows.map((r) => r.name);
 }
+
+/** What conversion reports read of a website: its goals (active or not: history stays readable) and currency. */
+export async function conversionContext(
+  pool: Pool,
+  websiteId: string,
+): Promise<{ goals: GoalRow[]; currency: string }> {
+  const [goals, site] = await Promise.all([
+    listGoals(pool, websiteId),
+    pool.query<{ revenue_currency: string }>('SELECT revenue_currency FROM websites WHERE id = $1', [websiteId]),
+  ]);
+  return { goals, currency: site.rows[0]?.revenue_currency ?? 'USD' };
+}

@@ -99,6 +99,11 @@ export const ERROR_CODES = [
   'INTERVAL_PERIOD_MISMATCH',
   'UNKNOWN_FILTER_KEY',
   'EMPTY_FILTER_VALUE',
+  // Stats API v2 conversion codes
+  'INVALID_PROPERTY_KEY',
+  'UNKNOWN_GOAL',
+  'METRIC_NOT_SUPPORTED',
+  'CONVERSION_RATE_NEEDS_GOAL',
   // Funnels
   'INVALID_FUNNEL_STEPS',
 ] as const;
@@ -236,6 +241,47 @@ export const technologyData = z.object({
   total_visitors: count,
 });
 
+export const money = z
+  .object({ value: z.number().openapi({ description: 'Two decimals' }), currency: z.string() })
+  .openapi('Money', { description: "An amount in the website's revenue currency" });
+export const goalRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.enum(['event', 'page', 'purchase']),
+  visitors: count.openapi({ description: 'Visitors who completed the goal' }),
+  events: count.openapi({ description: 'Completions' }),
+  conversion_rate: z.number().openapi({ description: '% of the range’s visitors, two decimals' }),
+  revenue: money
+    .nullable()
+    .openapi({ description: 'Net revenue of a purchase goal (refunds subtracted); null for the other kinds' }),
+});
+export const goalsData = z.object({ goals: z.array(goalRow), total_visitors: count });
+export const propertyValue = z.object({ value: z.string(), events: count });
+export const customEventRow = z.object({
+  name: z.string(),
+  visitors: count,
+  events: count,
+  properties: z
+    .array(z.object({ key: z.string(), values: z.array(propertyValue) }))
+    .openapi({
+      description: 'Its custom properties (at most 10, most used first), each with its 5 most frequent values',
+    }),
+});
+export const customEventsData = z.object({ events: z.array(customEventRow) });
+export const revenueData = z.object({
+  currency: z.string(),
+  total: money.openapi({ description: 'Succeeded purchases minus refunds, in the website currency' }),
+  average: money.openapi({ description: 'Net revenue per succeeded purchase in the website currency' }),
+  purchases: count.openapi({ description: 'Succeeded purchases, every currency' }),
+  by_day: z.array(z.object({ date: z.string(), revenue: money })),
+  by_source: z.array(z.object({ source: z.string(), revenue: money, visitors: count })),
+  other_currencies: z
+    .array(z.object({ currency: z.string(), total: z.number() }))
+    .openapi({
+      description: 'Net revenue of purchases in other currencies, not converted (no exchange rates are kept)',
+    }),
+});
+
 export const heatmapPage = z.object({ url: z.string(), total_interactions: count, last_updated: isoTime });
 export const heatmapPagesData = z.object({ pages: z.array(heatmapPage) });
 
@@ -287,6 +333,9 @@ export type WebsiteDetail = z.infer<typeof websiteDetail>;
 export type AnalyticsData = z.infer<typeof analyticsData>;
 export type VisitorsData = z.infer<typeof visitorsData>;
 export type PagesData = z.infer<typeof pagesData>;
+export type GoalsData = z.infer<typeof goalsData>;
+export type CustomEventsData = z.infer<typeof customEventsData>;
+export type RevenueData = z.infer<typeof revenueData>;
 export type CountriesData = z.infer<typeof countriesData>;
 export type TechnologyData = z.infer<typeof technologyData>;
 export type HeatmapPagesData = z.infer<typeof heatmapPagesData>;

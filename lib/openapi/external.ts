@@ -6,15 +6,18 @@ import {
   analyticsData,
   analyticsQuery,
   countriesData,
+  customEventsData,
   envelope,
   errorGroupsData,
   errorGroupsQuery,
+  goalsData,
   heatmapPagesData,
   heatmapPagesQuery,
   pagesData,
   realtimeData,
   replaySessionsData,
   replaySessionsQuery,
+  revenueData,
   technologyData,
   topListQuery,
   usageData,
@@ -25,7 +28,7 @@ import {
   websiteSummary,
   websitesData,
 } from '../external/schemas';
-import { FILTER_KEYS, METRICS, PROPERTIES, V2_PROPERTIES } from '../stats/params';
+import { FILTER_KEYS, METRICS, PROPERTIES, V2_METRICS, V2_PROPERTIES } from '../stats/params';
 import { INTERVALS, MAX_CUSTOM_DAYS, PERIODS } from '../stats/period';
 import { z } from '../zod';
 import { errorResponses, json, READER_SECURITY, SECURITY } from './common';
@@ -87,10 +90,16 @@ const v2Extras = {
     .optional()
     .openapi({
       param: {
-        description: `v1 syntax, or a JSON array of [operator (is, is_not, contains), key, [values]]. Keys: ${FILTER_KEYS.join(', ')}.`,
+        description: `v1 syntax, or a JSON array of [operator (is, is_not, contains), key, [values]]. Keys: ${FILTER_KEYS.join(', ')}; and the event's own goal (a goal's name; UNKNOWN_GOAL for another), name (a custom event's) and props:<key> (a custom property; keys of letters, digits and _ . - :).`,
       },
       example: '[["is","country",["US","DE"]],["contains","page",["/blog"]]]',
     }),
+  metrics: z.string().openapi({
+    param: {
+      description: `Comma-separated: ${V2_METRICS.join(', ')}. With goals, custom events or revenue (a goal, name or props filter, those breakdowns, or a revenue metric) the metrics are visitors (who converted), events (completions), conversion_rate (% of the visitors of the same question without its goal, name or props filters), total_revenue and average_revenue (objects {value, currency}: net purchases in the website currency).`,
+    },
+    example: 'visitors,events,conversion_rate',
+  }),
   compare: z
     .enum(['previous_period'])
     .optional()
@@ -108,12 +117,20 @@ const interval = z
     default: 'day',
     param: { description: 'hour needs period day; month needs month, 6mo, 12mo or custom.' },
   });
-const breakdownParams = (properties: readonly string[]) => ({
-  property: z.enum(properties as [string, ...string[]]),
+const breakdownParams = (properties: readonly string[], props: boolean) => ({
+  property: props
+    ? z.string().openapi({ param: { description: `One of ${properties.join(', ')}, or event:props:<key>.` } })
+    : z.enum(properties as [string, ...string[]]),
   limit: z.number().int().min(1).max(1000).optional().openapi({ default: 100 }),
   page: z.number().int().min(1).optional().openapi({ default: 1 }),
 });
-const metricValue = z.number().nullable().openapi({ description: 'null when not computed (v1 with filters)' });
+const money = z
+  .object({ value: z.number(), currency: z.string() })
+  .openapi({ description: 'Revenue: two decimals, in the currency named' });
+const metricValue = z
+  .union([z.number(), money])
+  .nullable()
+  .openapi({ description: 'null when not computed (v1 with filters); revenue metrics are money' });
 const statsMeta = z.object({
   period: z.string(),
   period_start: z.string().datetime().openapi({ description: 'The first instant of the period.' }),
@@ -122,12 +139,19 @@ const statsMeta = z.object({
     .datetime()
     .openapi({ description: 'The instant the period ends, exclusive: the local midnight after its last day.' }),
   filters_applied: z.array(
-    z.object({ key: z.enum(FILTER_KEYS), operator: z.enum(['is', 'is_not', 'contains']), values: z.array(z.string()) }),
+    z.object({
+      key: z.string().openapi({ description: `${FILTER_KEYS.join(', ')}, goal, name or props:<key>` }),
+      operator: z.enum(['is', 'is_not', 'contains']),
+      values: z.array(z.string()),
+    }),
   ),
   note: z.string().optional(),
 });
 const aggregateData = z.object({
-  results: z.record(z.enum(METRICS), z.object({ value: metricValue, change: z.number().nullable().optional() })),
+  results: z.record(
+    z.enum(V2_METRICS as [string, ...string[]]),
+    z.object({ value: metricValue, change: z.number().nullable().optional() }),
+  ),
   meta: statsMeta.extend({
     compare: z.object({ period_start: z.string().datetime(), period_end: z.string().datetime() }).optional(),
   }),
@@ -137,7 +161,7 @@ const timeseriesData = z.object({
   meta: statsMeta.extend({ interval: z.enum(INTERVALS) }),
 });
 const breakdownData = z.object({
-  results: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))),
+  results: z.array(z.record(z.string(), z.union([z.string(), z.number(), money, z.null()]))),
   meta: statsMeta.extend({
     property: z.string(),
     pagination: z.object({
@@ -228,6 +252,27 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
     site: true,
     query: analyticsQuery,
   });
+  get(
+    '/v1/analytics/{websiteId}/goals',
+    'Every goal with its completions and conversion rate over a range',
+    goalsData,
+    {
+      site: true,
+      query: analyticsQuery,
+    },
+  );
+  get(
+    '/v1/analytics/{websiteId}/events',
+    'Custom events by completions, with their properties’ most frequent values',
+    customEventsData,
+    { site: true, query: topListQuery },
+  );
+  get(
+    '/v1/analytics/{websiteId}/revenue',
+    'Revenue over a range in the website currency: total, average, by day, by source',
+    revenueData,
+    { site: true, query: analyticsQuery },
+  );
   get('/v1/heatmaps/{websiteId}/pages', 'Pages with heatmap clicks, all time', heatmapPagesData, {
     site: true,
     query: heatmapPagesQuery,
@@ -245,7 +290,8 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
   });
 
   for (const version of ['v1', 'v2'] as const) {
-    const base = version === 'v2' ? statsBase.extend({ filters: v2Extras.filters }) : statsBase;
+    const base =
+      version === 'v2' ? statsBase.extend({ filters: v2Extras.filters, metrics: v2Extras.metrics }) : statsBase;
     const note =
       version === 'v1'
         ? ' V1: with filters only visitors is computed; events is approximated by pageviews.'
@@ -265,6 +311,10 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
       });
     stats('aggregate', version === 'v2' ? base.extend({ compare: v2Extras.compare }) : base, aggregateData);
     stats('timeseries', base.extend({ interval }), timeseriesData);
-    stats('breakdown', base.extend(breakdownParams(version === 'v2' ? V2_PROPERTIES : PROPERTIES)), breakdownData);
+    stats(
+      'breakdown',
+      base.extend(breakdownParams(version === 'v2' ? V2_PROPERTIES : PROPERTIES, version === 'v2')),
+      breakdownData,
+    );
   }
 }

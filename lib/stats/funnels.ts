@@ -3,13 +3,19 @@
 import type { ExternalFunnelData, FunnelResults, FunnelResultsView, FunnelStepResult } from '../accounts/funnelSchemas';
 import { type FunnelRow, funnelView } from '../accounts/funnels';
 import { type ClickHouseClient, selectRows } from '../clickhouse/client';
-import { isVisitKey, type RangeQuery } from './model';
-import { type Filter, parseFilters, parseJsonFilters, parseStatsParams, type StatsParamError } from './params';
+import { type GoalDefinition, isVisitKey, type RangeQuery } from './model';
+import {
+  FILTER_KEYS,
+  type Filter,
+  parseFilters,
+  parseJsonFilters,
+  parseStatsParams,
+  type StatsParamError,
+} from './params';
 import { type ResolvedPeriod, resolvePeriod, resolveRange } from './period';
 import { visitSource } from './plan';
 import { coverageFacts } from './run';
 import { funnelStatement } from './sql/funnels';
-import type { GoalDefinition } from './sql/goals';
 import { formatDate, today } from './time';
 
 /** What each step matches: its goal, or a path step as the page goal of its pattern. */
@@ -90,6 +96,14 @@ export function parseFunnelQuery(
     'v2',
   );
   if ('error' in params) return params;
+  if (params.conversionFilters.length > 0) {
+    return {
+      error: {
+        code: 'UNKNOWN_FILTER_KEY',
+        message: `goal, name and props filters do not apply to funnels; use ${FILTER_KEYS.join(', ')}`,
+      },
+    };
+  }
   const period = resolvePeriod(params.period, params.date ?? today(website.timezone), website.timezone);
   if ('error' in period) return { error: { code: period.error, message: `period ${params.period} is not valid` } };
   return { period, filters: params.filters };

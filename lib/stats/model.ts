@@ -1,6 +1,8 @@
 // The declarative stats query model (DESIGN §2 rule 5): what a question asks — website, time range, metrics,
 // one optional dimension, filters — and the rows it answers. Where each part is read from is decided in
 // plan.ts, the statement built in sql/, and run.ts runs it.
+
+import type { GoalKind } from '../accounts/schemas';
 import type { Filter, Metric } from './params';
 
 /** A breakdown or time dimension; the column behind each is fixed in sql/, never taken from a request. */
@@ -25,7 +27,7 @@ export type Dimension =
  * bucket) and `value_score` (the mean value score of those visits, DESIGN §3; by page: of the visits that
  * viewed the page).
  */
-export type ModelMetric = Metric | 'visits' | 'value_score';
+export type ModelMetric = Metric | 'visits' | 'value_score' | ConversionMetric;
 
 export interface StatsQuery {
   websiteId: string;
@@ -89,3 +91,50 @@ export const VISIT_KEYS = [
 ] as const;
 export type VisitKey = (typeof VISIT_KEYS)[number];
 export const isVisitKey = (key: string): key is VisitKey => (VISIT_KEYS as readonly string[]).includes(key);
+
+/**
+ * Event-level keys of conversion questions (issue 22): the goal an event completes, a custom event's name and
+ * its custom properties (`props:<key>`). Each is the event's own, never the visit's (DESIGN §3).
+ */
+export type ConversionKey = 'goal' | 'name' | `props:${string}`;
+/** A property key: letters, digits and `_ . - :`, up to 64 characters (refused otherwise, never pasted into SQL). */
+export const PROP_KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** What a goal matches (its row in PostgreSQL, lib/accounts/goals.ts). */
+export interface GoalDefinition {
+  name: string;
+  kind: GoalKind;
+  path: string | null;
+}
+
+export interface ConversionFilter {
+  key: ConversionKey;
+  operator: 'is' | 'is_not' | 'contains';
+  values: string[];
+}
+
+/** Metrics of conversion questions; revenue is in the website's currency. */
+export const CONVERSION_METRICS = [
+  'visitors',
+  'events',
+  'conversion_rate',
+  'total_revenue',
+  'average_revenue',
+] as const;
+export type ConversionMetric = (typeof CONVERSION_METRICS)[number];
+
+/**
+ * A question about conversions: who completed which goals, custom events by name or property, and what
+ * purchases brought. Always read from the raw events (the rollups hold no event names or properties); the
+ * page and visit-key filters mean what they mean in a StatsQuery.
+ */
+export interface ConversionQuery extends RangeQuery {
+  metrics: readonly ConversionMetric[];
+  conversionFilters: readonly ConversionFilter[];
+  /** A conversion key, or a time, page or visit-key dimension of the conversions. */
+  dimension?: ConversionKey | Dimension;
+  /** The website's goals, in their order (names and what each matches). */
+  goals: readonly GoalDefinition[];
+  /** The website's revenue currency: revenue sums the purchases in it. */
+  currency: string;
+}

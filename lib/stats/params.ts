@@ -4,6 +4,13 @@
 
 import { UUID } from '../checks';
 import {
+  CONVERSION_METRICS,
+  type ConversionFilter,
+  type ConversionKey,
+  type ConversionMetric,
+  PROP_KEY,
+} from './model';
+import {
   checkPeriod,
   DATE_RANGE_TEXT,
   FIRST_DATE,
@@ -27,6 +34,12 @@ const PERIOD_MESSAGES: Record<PeriodError, string> = {
 
 export const METRICS = ['visitors', 'pageviews', 'visit_duration', 'bounce_rate', 'events'] as const;
 export type Metric = (typeof METRICS)[number];
+/** v2 adds the conversion metrics (goals, revenue). */
+export const V2_METRICS = [
+  ...METRICS,
+  ...CONVERSION_METRICS.filter((m) => !(METRICS as readonly string[]).includes(m)),
+];
+export type V2Metric = Metric | ConversionMetric;
 
 export const PROPERTIES = [
   'event:page',
@@ -44,8 +57,11 @@ export const V2_PROPERTIES = [
   'visit:utm_campaign',
   'visit:entry_page',
   'visit:exit_page',
+  'event:goal',
+  'event:name',
 ] as const;
-export type Property = (typeof V2_PROPERTIES)[number];
+/** v2 also breaks down by a custom property: `event:props:<key>` (model.ts PROP_KEY). */
+export type Property = (typeof V2_PROPERTIES)[number] | `event:props:${string}`;
 export type StatsVersion = 'v1' | 'v2';
 
 export const FILTER_KEYS = [
@@ -68,6 +84,18 @@ export interface Filter {
   values: string[];
 }
 
+/** v2 JSON filter keys of conversions: `goal`, `name` (a custom event's) and `props:<key>`. */
+function conversionKey(key: string): ConversionKey | StatsParamError | undefined {
+  if (key === 'goal' || key === 'name') return key;
+  if (!key.startsWith('props:')) return undefined;
+  if (!PROP_KEY.test(key.slice('props:'.length)))
+    return {
+      code: 'INVALID_PROPERTY_KEY',
+      message: 'a property key is 1 to 64 letters, digits or _ . - : characters',
+    };
+  return key as ConversionKey;
+}
+
 export type StatsEndpoint = 'aggregate' | 'timeseries' | 'breakdown';
 
 export interface StatsParams {
@@ -75,12 +103,14 @@ export interface StatsParams {
   period: string;
   /** The anchor date; undefined = today in the website's time zone. */
   date?: LocalDate;
-  metrics: Metric[];
+  metrics: V2Metric[];
   property?: Property;
   interval: Interval;
   limit: number;
   page: number;
   filters: Filter[];
+  /** v2: filters on goals, custom event names and properties. */
+  conversionFilters: ConversionFilter[];
   /** v2, aggregate: also compute the period before (previousPeriod in period.ts). */
   compare?: 'previous_period';
 }
@@ -146,8 +176,11 @@ export function parseFilters(raw: string): Filter[] | StatsParamError {
   return filters;
 }
 
-/** v2 JSON filters: `[["is","country",["US","DE"]],["is_not","browser",["Chrome"]],["contains","page",["/blog"]]]`. */
-export function parseJsonFilters(raw: string): Filter[] | StatsParamError {
+/**
+ * v2 JSON filters: `[["is","country",["US","DE"]],["is_not","browser",["Chrome"]],["contains","page",["/blog"]]]`.
+ * Filters on conversion keys go to `conversions` when given (else their keys are unknown).
+ */
+export function parseJsonFilters(raw: string, conversions?: ConversionFilter[]): Filter[] | StatsParamError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -170,7 +203,9 @@ export function parseJsonFilters(raw: string): Filter[] | StatsParamError {
       return { code: 'VALIDATION_ERROR', message: 'each filter is [operator (is, is_not, contains), key, [values]]' };
     }
     const [operator, key, values] = clause as [Filter['operator'], string, unknown];
-    if (!(FILTER_KEYS as readonly string[]).includes(key)) {
+    const conversion = conversions ? conversionKey(key) : undefined;
+    if (conversion !== undefined && typeof conversion !== 'string') return conversion;
+    if (conversion === undefined && !(FILTER_KEYS as readonly string[]).includes(key)) {
       return {
         code: 'UNKNOWN_FILTER_KEY',
         message: `unknown filter key "${key.slice(0, 50)}"; use one of ${FILTER_KEYS.join(', ')}`,
@@ -183,7 +218,8 @@ export function parseJsonFilters(raw: string): Filter[] | StatsParamError {
     }
     if ((values as string[]).some((v) => v.trim() === ''))
       return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has an empty value` };
-    filters.push({ key: key as FilterKey, operator, values: values as string[] });
+    if (conversion) conversions?.push({ key: conversion, operator, values: values as string[] });
+    else filters.push({ key: key as FilterKey, operator, values: values as string[] });
   }
   return filters;
 }
@@ -223,13 +259,20 @@ export function parseStatsParams(
   if (endpoint === 'breakdown' && !propertyRaw) return fail('MISSING_PROPERTY', 'property is required');
 
   const metrics = metricsRaw.split(',').map((m) => m.trim());
-  const badMetric = metrics.find((m) => !(METRICS as readonly string[]).includes(m));
+  const known: readonly string[] = version === 'v2' ? V2_METRICS : METRICS;
+  const badMetric = metrics.find((m) => !known.includes(m));
   if (badMetric !== undefined)
-    return fail('INVALID_METRIC', `unknown metric "${badMetric.slice(0, 50)}"; use ${METRICS.join(', ')}`);
+    return fail('INVALID_METRIC', `unknown metric "${badMetric.slice(0, 50)}"; use ${known.join(', ')}`);
   const properties: readonly string[] = version === 'v2' ? V2_PROPERTIES : PROPERTIES;
-  if (endpoint === 'breakdown' && !properties.includes(propertyRaw!)) {
-    return fail('INVALID_PROPERTY', `property must be one of ${properties.join(', ')}`);
+  const propsKey = version === 'v2' && propertyRaw?.startsWith('event:props:') ? propertyRaw.slice(12) : undefined;
+  if (endpoint === 'breakdown' && propsKey === undefined && !properties.includes(propertyRaw!)) {
+    return fail(
+      'INVALID_PROPERTY',
+      `property must be one of ${properties.join(', ')}${version === 'v2' ? ', event:props:<key>' : ''}`,
+    );
   }
+  if (endpoint === 'breakdown' && propsKey !== undefined && !PROP_KEY.test(propsKey))
+    return fail('INVALID_PROPERTY_KEY', 'a property key is 1 to 64 letters, digits or _ . - : characters');
 
   const periodError = checkPeriod(period);
   if (periodError) return fail(periodError, PERIOD_MESSAGES[periodError]);
@@ -259,11 +302,12 @@ export function parseStatsParams(
   if (typeof page !== 'number') return { error: page };
 
   const filtersRaw = single(query.filters);
+  const conversionFilters: ConversionFilter[] = [];
   const filters =
     filtersRaw === undefined
       ? []
       : version === 'v2' && filtersRaw.trim().startsWith('[')
-        ? parseJsonFilters(filtersRaw)
+        ? parseJsonFilters(filtersRaw, conversionFilters)
         : parseFilters(filtersRaw);
   if (!Array.isArray(filters)) return { error: filters };
 
@@ -280,12 +324,13 @@ export function parseStatsParams(
     siteId: siteId.toLowerCase(),
     period,
     date,
-    metrics: [...new Set(metrics)] as Metric[],
+    metrics: [...new Set(metrics)] as V2Metric[],
     property: propertyRaw as Property | undefined,
     interval,
     limit,
     page,
     filters,
+    conversionFilters,
     ...(compareRaw ? { compare: 'previous_period' as const } : {}),
   };
 }

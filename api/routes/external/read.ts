@@ -1,6 +1,7 @@
 // External API v1, read side (spec "External API"): thin handlers — parse the query with the schemas the
 // OpenAPI document is generated from, check the key or user may see the website, call lib, answer in the envelope.
 import { type Request, type Response, Router } from 'express';
+import { conversionContext } from '../../../lib/accounts/goals';
 import {
   listWebsitesForTeam,
   listWebsitesForUser,
@@ -16,6 +17,7 @@ import {
   topPages,
   visitorList,
 } from '../../../lib/external/analytics';
+import { customEventReport, goalReport, revenueReport } from '../../../lib/external/conversions';
 import {
   analyticsQuery,
   errorGroupsQuery,
@@ -87,6 +89,28 @@ export function externalReadRoutes({ pool, redis, clickhouse, config }: AppDeps)
     const w = await site(req, res);
     const q = parseQuery(analyticsQuery, req);
     sendData(res, await technology(clickhouse, w, chooseRange(q)));
+  });
+
+  /** The path's website with its goals and revenue currency. */
+  const conversionSite = async (req: Request, res: Response) => {
+    const w = await site(req, res);
+    return { ...w, ...(await conversionContext(pool, w.id)) };
+  };
+
+  router.get('/analytics/:websiteId/goals', async (req, res) => {
+    const w = await conversionSite(req, res);
+    sendData(res, await goalReport(clickhouse, w, chooseRange(parseQuery(analyticsQuery, req))));
+  });
+
+  router.get('/analytics/:websiteId/events', async (req, res) => {
+    const w = await conversionSite(req, res);
+    const q = parseQuery(topListQuery, req);
+    sendData(res, await customEventReport(clickhouse, w, chooseRange(q), q.limit));
+  });
+
+  router.get('/analytics/:websiteId/revenue', async (req, res) => {
+    const w = await conversionSite(req, res);
+    sendData(res, await revenueReport(clickhouse, w, chooseRange(parseQuery(analyticsQuery, req))));
   });
 
   router.get('/heatmaps/:websiteId/pages', async (req, res) => {

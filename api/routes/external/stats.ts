@@ -1,6 +1,7 @@
 // Stats API: GET /api/external/v1/stats/{aggregate,timeseries,breakdown} (spec "Stats API") and the v2 it
 // announces under /api/external/v2/stats (every metric under any filter, JSON filters, more breakdowns, compare).
 import { type Request, type Response, Router } from 'express';
+import { conversionContext } from '../../../lib/accounts/goals';
 import { HttpError } from '../../../lib/errors';
 import { statsResponse } from '../../../lib/stats/api';
 import { parseStatsParams, type StatsEndpoint, type StatsVersion } from '../../../lib/stats/params';
@@ -16,7 +17,13 @@ export function statsRoutes({ pool, clickhouse }: AppDeps, version: StatsVersion
     const website = await readableWebsite(pool, res, params.siteId);
     sendData(
       res,
-      await statsResponse(clickhouse, { id: website.id, timezone: website.timezone }, endpoint, params, version),
+      await statsResponse(
+        clickhouse,
+        { id: website.id, timezone: website.timezone, conversions: () => conversionContext(pool, website.id) },
+        endpoint,
+        params,
+        version,
+      ),
     );
   };
   router.get('/stats/aggregate', handle('aggregate'));

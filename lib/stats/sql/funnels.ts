@@ -1,10 +1,10 @@
 // A funnel's statement (issue 22): per visit (session_id) the furthest step reached in order, by ClickHouse's
 // windowFunnel, then per visitor the furthest of their visits, then per step the visitors who got that far.
-import type { Window } from '../model';
+import type { GoalDefinition, Window } from '../model';
 import type { Filter } from '../params';
 import type { VisitSource } from '../plan';
 import { inWindows } from './fragments';
-import { type GoalDefinition, goalCondition } from './goals';
+import { goalCondition } from './goals';
 import { eventFilterSql, inVisitSet } from './visits';
 
 /**

@@ -1,14 +1,7 @@
 // Goals and purchases as conditions on `events` rows (issue 22): which rows complete a goal, and what a
 // purchase adds to revenue. Names and patterns are always bound.
-import type { GoalKind } from '../../accounts/schemas';
+import type { GoalDefinition } from '../model';
 import { isPlainPath, pathPatternRegex } from '../patterns';
-
-/** What a goal matches (its row in PostgreSQL, lib/accounts/goals.ts). */
-export interface GoalDefinition {
-  name: string;
-  kind: GoalKind;
-  path: string | null;
-}
 
 /** Purchases that count: status succeeded adds the amount; status refunded subtracts it. */
 export const SUCCEEDED = "JSONExtractString(props, 'status') = 'succeeded'";
@@ -17,8 +10,16 @@ export const REFUNDED = "JSONExtractString(props, 'status') = 'refunded'";
 /** The net revenue of purchase rows (succeeded minus refunded), as Decimal. */
 export const NET_REVENUE = `sumIf(if(${REFUNDED}, -abs(revenue), revenue), type = 'purchase' AND (${SUCCEEDED} OR ${REFUNDED}))`;
 
-/** The condition on an `events` row completing the goal, binding its name or pattern as `param`. */
-export function goalCondition(goal: GoalDefinition, param: string, params: Record<string, unknown>): string {
+/**
+ * The condition on an `events` row completing the goal, binding its name or pattern as `param`. With
+ * `refunds`, a purchase goal also takes its refunds (rows that subtract revenue and complete nothing).
+ */
+export function goalCondition(
+  goal: GoalDefinition,
+  param: string,
+  params: Record<string, unknown>,
+  refunds = false,
+): string {
   switch (goal.kind) {
     case 'event':
       params[param] = goal.name;
@@ -31,6 +32,6 @@ export function goalCondition(goal: GoalDefinition, param: string, params: Recor
         : `(type = 'pageview' AND match(pathname, {${param}:String}))`;
     }
     case 'purchase':
-      return `(type = 'purchase' AND ${SUCCEEDED})`;
+      return `(type = 'purchase' AND (${SUCCEEDED}${refunds ? ` OR ${REFUNDED}` : ''}))`;
   }
 }

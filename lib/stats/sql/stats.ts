@@ -18,7 +18,7 @@ import {
 } from './visits';
 
 /** Per dimension: the key expression over `events`, and over a finished session (columns of the inner query). */
-function eventKey(d: Dimension | undefined): string {
+export function eventKey(d: Dimension | undefined): string {
   switch (d) {
     case undefined:
       return "''";

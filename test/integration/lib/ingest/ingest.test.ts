@@ -252,6 +252,25 @@ describe('per-event reasons', () => {
     expect(typeof res.body.errors[0].message).toBe('string');
   });
 
+  it('a server goal event may name an event goal only: a page or purchase goal is unknown_goal', async () => {
+    const goals = `/api/websites/${fx.website.id}/goals`;
+    const call = client(ctx.baseUrl);
+    for (const body of [
+      { name: 'Booked demo' },
+      { name: 'Pricing page', kind: 'page', path: '/pricing' },
+      { name: 'Paid', kind: 'purchase' },
+    ]) {
+      expect((await call('POST', goals, { token: fx.user.token, body })).status).toBe(201);
+    }
+    const goal = (name: string) => ({ type: 'goal', ts: Date.now(), visitorId: 'v', sessionId: 's', props: { name } });
+    const res = await fx.post([goal('Booked demo'), goal('Pricing page'), goal('Paid')]);
+    expect(res.body.acceptedCount).toBe(1);
+    expect(res.body.errors.map((e: { index: number; reason: string }) => [e.index, e.reason])).toEqual([
+      [1, 'unknown_goal'],
+      [2, 'unknown_goal'],
+    ]);
+  });
+
   it('names the failing prop in invalid_props', async () => {
     const res = await fx.post([{ ...pageview(), props: { url: 42 } }]);
     expect(res.body.errors[0].message).toMatch(/props\.url/);

@@ -178,6 +178,7 @@ async function statsApiChrome(version: 'v1' | 'v2') {
     period: `custom:${DAYS[0]},${DAYS[DAYS.length - 1]}`,
     metrics: ['visitors'],
     filters: [],
+    conversionFilters: [],
     interval: 'day',
     limit: 100,
     page: 1,

@@ -1,0 +1,92 @@
+// The statement of a conversion question (model.ts ConversionQuery): the events that complete goals, custom
+// events by name or property, and purchases, grouped by the question's dimension, read raw. Goals are
+// matched by their conditions (goals.ts), several at once by one array of goal numbers per row.
+import type { ConversionFilter, ConversionQuery, Dimension, GoalDefinition } from '../model';
+import type { VisitSource } from '../plan';
+import { condition } from './filters';
+import { inWindows } from './fragments';
+import { goalCondition, REFUNDED } from './goals';
+import { eventKey } from './stats';
+import { eventFilterSql, visitJoin, visitKeysOf } from './visits';
+
+const REFUND = `(type = 'purchase' AND ${REFUNDED})`;
+const CUSTOM_EVENT = "type IN ('event', 'goal')";
+
+/** The `props` value of a property key (bound as `param`). */
+function propValue(key: string, param: string, params: Record<string, unknown>): string {
+  params[param] = key.slice('props:'.length);
+  return `JSONExtractString(props, {${param}:String})`;
+}
+
+/** The goals a question reads: those its goal filters select, or, by goal, all; undefined: no goal asked. */
+export function goalsAsked(q: Pick<ConversionQuery, 'goals' | 'conversionFilters' | 'dimension'>) {
+  const filters = q.conversionFilters.filter((f) => f.key === 'goal');
+  if (filters.length === 0) return q.dimension === 'goal' ? q.goals : undefined;
+  return q.goals.filter((g) => filters.every((f) => goalSelected(g, f)));
+}
+
+function goalSelected(g: GoalDefinition, f: ConversionFilter): boolean {
+  const hit =
+    f.operator === 'contains'
+      ? f.values.some((v) => g.name.toLowerCase().includes(v.toLowerCase()))
+      : f.values.includes(g.name);
+  return f.operator === 'is_not' ? !hit : hit;
+}
+
+/** Which rows a question counts: completions of its goals, custom events, or purchases. */
+function rowsSql(q: ConversionQuery, goals: readonly GoalDefinition[] | undefined, params: Record<string, unknown>) {
+  const keys = [q.dimension, ...q.conversionFilters.map((f) => f.key)];
+  const conditions: string[] = [];
+  if (goals) conditions.push(`(${goals.map((g, i) => goalCondition(g, `g${i}`, params, true)).join(' OR ')})`);
+  if (keys.includes('name')) conditions.push(CUSTOM_EVENT);
+  else if (keys.some((k) => k?.startsWith('props:'))) conditions.push("type IN ('event', 'goal', 'purchase')");
+  // Revenue alone: the purchases, refunds with them.
+  if (conditions.length === 0) conditions.push(`type = 'purchase'`);
+  return conditions.join(' AND ');
+}
+
+/** The conversion filters but goals (which choose the rows) as ` AND …`; bound as f100… (filters use f0…). */
+function conversionFilterSql(filters: readonly ConversionFilter[], params: Record<string, unknown>): string {
+  return filters
+    .map((f, i) => {
+      if (f.key === 'goal') return '';
+      const expr = f.key === 'name' ? 'name' : propValue(f.key, `pk${i}`, params);
+      return ` AND ${condition({ ...f, key: 'page' }, 100 + i, expr, params)}`;
+    })
+    .join('');
+}
+
+/** The key of a row: a goal's number in `goals` (1-based), a name, a property value, or a StatsQuery key. */
+function keySql(q: ConversionQuery, goals: readonly GoalDefinition[] | undefined, params: Record<string, unknown>) {
+  const d = q.dimension;
+  if (d === 'goal') {
+    const numbers = (goals ?? []).map((g, i) => `if(${goalCondition(g, `g${i}`, params, true)}, ${i + 1}, 0)`);
+    return `toString(arrayJoin(arrayFilter(x -> x > 0, [${numbers.join(', ')}])))`;
+  }
+  if (d === 'name') return 'name';
+  if (d?.startsWith('props:')) return propValue(d, 'pkd', params);
+  return eventKey(d as Dimension | undefined);
+}
+
+/**
+ * The statement: per key, converted visitors and completions (refunds complete nothing), the net revenue of
+ * the purchases in the website's currency (a Decimal as text) and how many succeeded.
+ */
+export function conversionsStatement(
+  q: ConversionQuery,
+  goals: readonly GoalDefinition[] | undefined,
+  visits: VisitSource,
+): { sql: string; params: Record<string, unknown> } {
+  const params: Record<string, unknown> = { w: q.websiteId, tz: q.timeZone, cur: q.currency };
+  const windows = [{ start: q.start, end: q.end }];
+  const visitDimension = visitKeysOf([q.dimension]);
+  const sql = `SELECT ${keySql(q, goals, params)} AS k,
+      uniqIf(visitor_id, visitor_id != '' AND NOT ${REFUND}) AS visitors,
+      countIf(NOT ${REFUND}) AS events,
+      toString(sumIf(if(${REFUND}, -abs(revenue), revenue), type = 'purchase' AND currency = {cur:String})) AS revenue,
+      countIf(type = 'purchase' AND NOT ${REFUND} AND currency = {cur:String}) AS purchases
+    FROM events${visitJoin(visitDimension, windows, params)}
+    WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND ${rowsSql(q, goals, params)}${conversionFilterSql(q.conversionFilters, params)}${eventFilterSql(q.filters, visits, params)}
+    GROUP BY k`;
+  return { sql, params };
+}
