@@ -328,6 +328,7 @@ describe('results', () => {
       ['period=7d&date=yesterday', 'VALIDATION_ERROR'],
       [filters([['is', 'planet', ['Mars']]]), 'UNKNOWN_FILTER_KEY'],
       [filters([['is', 'country', []]]), 'EMPTY_FILTER_VALUE'],
+      [filters([['is', 'goal', ['Signup']]]), 'UNKNOWN_FILTER_KEY'],
       ['period=7d&filters=%5Bnot%20json', 'VALIDATION_ERROR'],
     ]) {
       const res = await results(query);
@@ -358,7 +359,9 @@ describe('External API', () => {
     expect((await call('GET', path(otherSite.id), { apiKey: key })).status).toBe(404);
     const range = await call('GET', `${path()}?range=2w`, { apiKey: key });
     expect([range.status, range.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
-    const filter = await call('GET', `${path()}?filters=planet==Mars`, { apiKey: key });
-    expect([filter.status, filter.body.error.code]).toEqual([400, 'UNKNOWN_FILTER_KEY']);
+    for (const filters of ['planet==Mars', '[["is","goal",["Signup"]]]']) {
+      const filter = await call('GET', `${path()}?filters=${encodeURIComponent(filters)}`, { apiKey: key });
+      expect([filter.status, filter.body.error.code]).toEqual([400, 'UNKNOWN_FILTER_KEY']);
+    }
   });
 });
