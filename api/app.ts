@@ -6,6 +6,7 @@ import { ingestEnqueuer } from '../lib/queue/ingest';
 import { registerQueueMetrics } from '../lib/queue/metrics';
 import type { AppDeps } from './deps';
 import { requireReader } from './middleware/auth';
+import { plausibleErrorShape } from './middleware/envelope';
 import { errorHandler, notFoundHandler } from './middleware/errors';
 import { monthlyQuota, perMinuteLimit } from './middleware/rateLimits';
 import { requestLog } from './middleware/requestLog';
@@ -19,6 +20,7 @@ import { externalWebsiteWriteRoutes } from './routes/external/websites';
 import { healthRoutes } from './routes/health';
 import { ingestRoutes } from './routes/ingest';
 import { inviteRoutes, teamInviteRoutes } from './routes/invites';
+import { plausibleRoutes } from './routes/plausible';
 import { teamRoutes } from './routes/teams';
 import { trackerRoutes } from './routes/tracker';
 import { userRoutes } from './routes/users';
@@ -44,6 +46,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(browserIngestRoutes(deps, enqueue));
 
   const json = express.json({ limit: '1mb', strict: true });
+  // Plausible's query API answers errors in Plausible's shape, its unreadable bodies too.
+  app.use('/api/v2', plausibleErrorShape());
   app.use('/api', cookieParser(), json);
   app.use('/api/auth', authRoutes(deps));
   app.use('/api/users', userRoutes(deps));
@@ -72,6 +76,14 @@ export function createApp(deps: AppDeps): Express {
     perMinuteLimit(deps.redis, deps.config.REDIS_PREFIX, 'external'),
     monthlyQuota(deps.redis, deps.config.REDIS_PREFIX, 1),
     statsRoutes(deps, 'v2'),
+  );
+  // Plausible's Stats API v2 path, with the Stats API v2's credentials, limits and credits.
+  app.use(
+    '/api/v2',
+    requireReader(deps.config.JWT_SECRET, deps.pool),
+    perMinuteLimit(deps.redis, deps.config.REDIS_PREFIX, 'external'),
+    monthlyQuota(deps.redis, deps.config.REDIS_PREFIX, 1),
+    plausibleRoutes(deps),
   );
 
   app.use(notFoundHandler());

@@ -206,3 +206,27 @@ export async function updateTrackingSettings(
 export async function deleteWebsiteRow(pool: Pool, websiteId: string): Promise<void> {
   await pool.query('DELETE FROM websites WHERE id = $1', [websiteId]);
 }
+
+/**
+ * Ids of the websites with a domain (letter case aside) that a team owns, or that the teams of a user (an
+ * active member) own: how an API that names websites by domain, as Plausible's does, finds one.
+ */
+export async function websiteIdsByDomain(
+  pool: Pool,
+  domain: string,
+  owner: { teamId: string } | { userId: string },
+): Promise<string[]> {
+  const { rows } =
+    'teamId' in owner
+      ? await pool.query<{ id: string }>('SELECT id FROM websites WHERE team_id = $1 AND lower(domain) = lower($2)', [
+          owner.teamId,
+          domain,
+        ])
+      : await pool.query<{ id: string }>(
+          `SELECT w.id FROM websites w
+           JOIN team_members m ON m.team_id = w.team_id AND m.user_id = $1 AND m.deactivated_at IS NULL
+           WHERE lower(w.domain) = lower($2)`,
+          [owner.userId, domain],
+        );
+  return rows.map((r) => r.id);
+}

@@ -261,11 +261,9 @@ export const customEventRow = z.object({
   name: z.string(),
   visitors: count,
   events: count,
-  properties: z
-    .array(z.object({ key: z.string(), values: z.array(propertyValue) }))
-    .openapi({
-      description: 'Its custom properties (at most 10, most used first), each with its 5 most frequent values',
-    }),
+  properties: z.array(z.object({ key: z.string(), values: z.array(propertyValue) })).openapi({
+    description: 'Its custom properties (at most 10, most used first), each with its 5 most frequent values',
+  }),
 });
 export const customEventsData = z.object({ events: z.array(customEventRow) });
 export const revenueData = z.object({
@@ -275,11 +273,9 @@ export const revenueData = z.object({
   purchases: count.openapi({ description: 'Succeeded purchases, every currency' }),
   by_day: z.array(z.object({ date: z.string(), revenue: money })),
   by_source: z.array(z.object({ source: z.string(), revenue: money, visitors: count })),
-  other_currencies: z
-    .array(z.object({ currency: z.string(), total: z.number() }))
-    .openapi({
-      description: 'Net revenue of purchases in other currencies, not converted (no exchange rates are kept)',
-    }),
+  other_currencies: z.array(z.object({ currency: z.string(), total: z.number() })).openapi({
+    description: 'Net revenue of purchases in other currencies, not converted (no exchange rates are kept)',
+  }),
 });
 
 export const heatmapPage = z.object({ url: z.string(), total_interactions: count, last_updated: isoTime });

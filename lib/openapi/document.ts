@@ -7,6 +7,7 @@ import { registerSecuritySchemes } from './common';
 import { registerDocumentPaths, registerExternalApi } from './external';
 import { registerFunnels } from './funnels';
 import { registerIngestion } from './ingestion';
+import { registerPlausibleApi } from './plausible';
 import { registerTeams } from './teams';
 import { registerWebsites } from './websites';
 
@@ -19,6 +20,7 @@ function registry(): OpenAPIRegistry {
   registerSecuritySchemes(r);
   registerDocumentPaths(r, DOCUMENT_PATHS);
   registerExternalApi(r);
+  registerPlausibleApi(r);
   registerIngestion(r);
   registerAccounts(r);
   registerWebsites(r);
@@ -40,6 +42,7 @@ export function openApiDocument(publicUrl: string): object {
       description: [
         'Every API of a Tidemark server.',
         'External API and Stats API (/api/external): read analytics with an API key (X-API-Key or Authorization: Bearer); paid plans only, the Stats API needs Pro or higher; rate limits per key and minute, a monthly request quota per team.',
+        'Plausible-compatible API (POST /api/v2/query): Plausible’s Stats API v2 shapes with the Stats API’s credentials; errors {error, code}.',
         'Ingestion: server events with an API key (POST /api/v1/events, answered with the bare ingest result), browser events with the tracking code alone.',
         'Dashboard APIs (auth, users, websites, goals, exclusions, team members, teams, API keys, invites, error triage): a Bearer JWT from /api/auth/login.',
         'Every other response uses the envelope {success, data, timestamp}; failures {success: false, error: {message, code, timestamp}}.',

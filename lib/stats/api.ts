@@ -5,16 +5,18 @@
 import type { ClickHouseClient } from '../clickhouse/client';
 import { HttpError } from '../errors';
 import { runConversions } from './conversions';
+import type { Dimension, GoalDefinition, MetricValues, StatsRow } from './model';
 import {
   CONVERSION_METRICS,
   type ConversionKey,
   type ConversionMetric,
-  type Dimension,
-  type GoalDefinition,
-  type MetricValues,
-  type StatsRow,
-} from './model';
-import type { Filter, Metric, Property, StatsEndpoint, StatsParams, StatsVersion } from './params';
+  type Filter,
+  type Metric,
+  type Property,
+  type StatsEndpoint,
+  type StatsParams,
+  type StatsVersion,
+} from './params';
 import { bucketLabels, previousPeriod, type ResolvedPeriod, resolvePeriod } from './period';
 import { byMetricDesc, runStats } from './run';
 import { today } from './time';

@@ -3,7 +3,7 @@
 // plan.ts, the statement built in sql/, and run.ts runs it.
 
 import type { GoalKind } from '../accounts/schemas';
-import type { Filter, Metric } from './params';
+import type { ConversionFilter, ConversionKey, ConversionMetric, Filter, Metric } from './params';
 
 /** A breakdown or time dimension; the column behind each is fixed in sql/, never taken from a request. */
 export type Dimension =
@@ -92,36 +92,12 @@ export const VISIT_KEYS = [
 export type VisitKey = (typeof VISIT_KEYS)[number];
 export const isVisitKey = (key: string): key is VisitKey => (VISIT_KEYS as readonly string[]).includes(key);
 
-/**
- * Event-level keys of conversion questions (issue 22): the goal an event completes, a custom event's name and
- * its custom properties (`props:<key>`). Each is the event's own, never the visit's (DESIGN §3).
- */
-export type ConversionKey = 'goal' | 'name' | `props:${string}`;
-/** A property key: letters, digits and `_ . - :`, up to 64 characters (refused otherwise, never pasted into SQL). */
-export const PROP_KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
-
 /** What a goal matches (its row in PostgreSQL, lib/accounts/goals.ts). */
 export interface GoalDefinition {
   name: string;
   kind: GoalKind;
   path: string | null;
 }
-
-export interface ConversionFilter {
-  key: ConversionKey;
-  operator: 'is' | 'is_not' | 'contains';
-  values: string[];
-}
-
-/** Metrics of conversion questions; revenue is in the website's currency. */
-export const CONVERSION_METRICS = [
-  'visitors',
-  'events',
-  'conversion_rate',
-  'total_revenue',
-  'average_revenue',
-] as const;
-export type ConversionMetric = (typeof CONVERSION_METRICS)[number];
 
 /**
  * A question about conversions: who completed which goals, custom events by name or property, and what

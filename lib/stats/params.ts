@@ -4,13 +4,6 @@
 
 import { UUID } from '../checks';
 import {
-  CONVERSION_METRICS,
-  type ConversionFilter,
-  type ConversionKey,
-  type ConversionMetric,
-  PROP_KEY,
-} from './model';
-import {
   checkPeriod,
   DATE_RANGE_TEXT,
   FIRST_DATE,
@@ -33,6 +26,29 @@ const PERIOD_MESSAGES: Record<PeriodError, string> = {
 };
 
 export const METRICS = ['visitors', 'pageviews', 'visit_duration', 'bounce_rate', 'events'] as const;
+/** Metrics of conversion questions (model.ts ConversionQuery); revenue is in the website's currency. */
+export const CONVERSION_METRICS = [
+  'visitors',
+  'events',
+  'conversion_rate',
+  'total_revenue',
+  'average_revenue',
+] as const;
+export type ConversionMetric = (typeof CONVERSION_METRICS)[number];
+/**
+ * Event-level keys of conversion questions (issue 22): the goal an event completes, a custom event's name and
+ * its custom properties (`props:<key>`). Each is the event's own, never the visit's (DESIGN §3).
+ */
+export type ConversionKey = 'goal' | 'name' | `props:${string}`;
+
+export interface ConversionFilter {
+  key: ConversionKey;
+  operator: 'is' | 'is_not' | 'contains';
+  values: string[];
+}
+
+/** A property key: letters, digits and `_ . - :`, up to 64 characters (refused otherwise, never pasted into SQL). */
+export const PROP_KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
 export type Metric = (typeof METRICS)[number];
 /** v2 adds the conversion metrics (goals, revenue). */
 export const V2_METRICS = [

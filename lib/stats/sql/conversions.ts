@@ -1,7 +1,8 @@
 // The statement of a conversion question (model.ts ConversionQuery): the events that complete goals, custom
 // events by name or property, and purchases, grouped by the question's dimension, read raw. Goals are
 // matched by their conditions (goals.ts), several at once by one array of goal numbers per row.
-import type { ConversionFilter, ConversionQuery, Dimension, GoalDefinition } from '../model';
+import type { ConversionQuery, Dimension, GoalDefinition } from '../model';
+import type { ConversionFilter } from '../params';
 import type { VisitSource } from '../plan';
 import { condition } from './filters';
 import { inWindows } from './fragments';
