@@ -29,13 +29,14 @@ const funnel: FunnelRow = {
 };
 
 describe('funnelStatement', () => {
-  it('binds every step value and reads only visits that reach the first step', () => {
+  it('binds every step value and evaluates each step once per row', () => {
     const { sql, params } = funnelStatement(stepDefinitions(funnel), [], range, { around: [range] });
     expect(sql).not.toContain("it's");
     expect(sql).not.toContain('Sign');
     expect(params).toMatchObject({ s0: "^/it's.*$", s1: '/pricing', s2: "Sign'up", fw: range.end - range.start });
     expect(sql).toContain("windowFunnel({fw:UInt64}, 'strict_order')");
-    expect(sql.match(/match\(pathname, \{s0:String\}\)/g)).toHaveLength(3); // the funnel, WHERE, the entered set
+    expect(sql.match(/match\(pathname, \{s0:String\}\)/g)).toHaveLength(1);
+    expect(sql).toContain('bitTest(m, 0), bitTest(m, 1), bitTest(m, 2), bitTest(m, 3)');
   });
 
   it('applies page filters to pageview steps only, visit-key filters as a set of visits', () => {
