@@ -1,7 +1,7 @@
 // Funnels (issue 22): the request bodies of the funnel endpoints, the funnel as the API shows it, and a
 // funnel's results. Routes validate with these, lib returns their inferred types, lib/openapi documents them.
 import { analyticsQuery } from '../external/schemas';
-import { FILTER_KEYS } from '../stats/params';
+import { FILTER_OPERATORS, V2_FILTER_KEYS } from '../stats/params';
 import { z } from '../zod';
 import { GOAL_KINDS, pathPattern, uuid } from './schemas';
 
@@ -81,7 +81,7 @@ export const funnelResults = z.object({
 });
 
 const filtersApplied = z.array(
-  z.object({ key: z.enum(FILTER_KEYS), operator: z.enum(['is', 'is_not', 'contains']), values: z.array(z.string()) }),
+  z.object({ key: z.enum(V2_FILTER_KEYS), operator: z.enum(FILTER_OPERATORS), values: z.array(z.string()) }),
 );
 const filtersParam = (example: string) =>
   z
@@ -90,7 +90,7 @@ const filtersParam = (example: string) =>
     .optional()
     .openapi({
       param: {
-        description: `Stats API filters: a JSON array of [operator (is, is_not, contains), key, [values]], or key==value clauses joined by ';'. Keys: ${FILTER_KEYS.join(', ')}. Visit keys select visits; page filters narrow the pageviews that pageview steps match.`,
+        description: `Stats API filters: a JSON array of [operator (is, is_not, contains, contains_not, matches, matches_not), key, [values]], or key==value clauses joined by ';'. Keys: ${V2_FILTER_KEYS.join(', ')}. Visit keys select visits; page filters narrow the pageviews that pageview steps match.`,
       },
       example,
     });

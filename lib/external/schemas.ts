@@ -99,6 +99,9 @@ export const ERROR_CODES = [
   'INTERVAL_PERIOD_MISMATCH',
   'UNKNOWN_FILTER_KEY',
   'EMPTY_FILTER_VALUE',
+  // Stats API v2 filters: groups nested too deep, a matches expression refused (lib/stats/patterns.ts)
+  'FILTER_TOO_DEEP',
+  'INVALID_REGEX',
   // Stats API v2 conversion codes
   'INVALID_PROPERTY_KEY',
   'UNKNOWN_GOAL',

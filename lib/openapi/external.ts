@@ -28,8 +28,19 @@ import {
   websiteSummary,
   websitesData,
 } from '../external/schemas';
-import { FILTER_KEYS, METRICS, PROPERTIES, V2_METRICS, V2_PROPERTIES } from '../stats/params';
-import { INTERVALS, MAX_CUSTOM_DAYS, PERIODS } from '../stats/period';
+import { CHANNELS } from '../stats/channel';
+import {
+  FILTER_KEYS,
+  FILTER_OPERATORS,
+  MAX_FILTER_DEPTH,
+  METRICS,
+  PROPERTIES,
+  V2_FILTER_KEYS,
+  V2_METRICS,
+  V2_PROPERTIES,
+} from '../stats/params';
+import { MAX_REGEX } from '../stats/patterns';
+import { INTERVALS, MAX_CUSTOM_DAYS, PERIODS, V2_INTERVALS } from '../stats/period';
 import { z } from '../zod';
 import { errorResponses, json, READER_SECURITY, SECURITY } from './common';
 
@@ -90,15 +101,16 @@ const v2Extras = {
     .optional()
     .openapi({
       param: {
-        description: `v1 syntax, or a JSON array of [operator (is, is_not, contains), key, [values]]. Keys: ${FILTER_KEYS.join(', ')}; and the event's own goal (a goal's name; UNKNOWN_GOAL for another), name (a custom event's) and props:<key> (a custom property; keys of letters, digits and _ . - :).`,
+        description: `v1 syntax, or a JSON array of clauses, all of which hold: [operator (${FILTER_OPERATORS.join(', ')}), key, [values]], or a group ["or", [clauses]], ["and", [clauses]], ["not", clause], nested at most ${MAX_FILTER_DEPTH} deep (deeper: FILTER_TOO_DEEP). Keys: ${V2_FILTER_KEYS.join(', ')}; every key but page is the visit's value (its first pageview's). matches and matches_not take RE2 regular expressions of at most ${MAX_REGEX} characters without back-references, look-around or possessive quantifiers (else INVALID_REGEX). channel is one of ${CHANNELS.join(', ')}. At the top level only (is, is_not, contains): the event's own goal (a goal's name; UNKNOWN_GOAL for another), name (a custom event's) and props:<key> (a custom property; keys of letters, digits and _ . - :).`,
       },
-      example: '[["is","country",["US","DE"]],["contains","page",["/blog"]]]',
+      example:
+        '[["is","country",["US","DE"]],["or",[["is","channel",["Organic Search"]],["matches","page",["^/blog/"]]]]]',
     }),
   metrics: z.string().openapi({
     param: {
-      description: `Comma-separated: ${V2_METRICS.join(', ')}. With goals, custom events or revenue (a goal, name or props filter, those breakdowns, or a revenue metric) the metrics are visitors (who converted), events (completions), conversion_rate (% of the visitors of the same question without its goal, name or props filters), total_revenue and average_revenue (objects {value, currency}: net purchases in the website currency).`,
+      description: `Comma-separated: ${V2_METRICS.join(', ')}. visits = sessions; views_per_visit = pageviews / visits (two decimals); time_on_page = engaged seconds per pageview. With goals, custom events or revenue (a goal, name or props filter, those breakdowns, or a revenue metric) the metrics are visitors (who converted), events (completions), conversion_rate (% of the visitors of the same question without its goal, name or props filters), total_revenue and average_revenue (objects {value, currency}: net purchases in the website currency).`,
     },
-    example: 'visitors,events,conversion_rate',
+    example: 'visitors,visits,views_per_visit',
   }),
   compare: z
     .enum(['previous_period'])
@@ -110,13 +122,16 @@ const v2Extras = {
       },
     }),
 };
-const interval = z
-  .enum(INTERVALS)
-  .optional()
-  .openapi({
-    default: 'day',
-    param: { description: 'hour needs period day; month needs month, 6mo, 12mo or custom.' },
-  });
+const interval = (intervals: readonly [string, ...string[]]) =>
+  z
+    .enum(intervals)
+    .optional()
+    .openapi({
+      default: 'day',
+      param: {
+        description: `hour needs period day; month needs month, 6mo, 12mo or custom.${intervals.includes('week') ? ' week (v2: Monday to Sunday, labelled by its Monday) needs a period longer than a day.' : ''}`,
+      },
+    });
 const breakdownParams = (properties: readonly string[], props: boolean) => ({
   property: props
     ? z.string().openapi({ param: { description: `One of ${properties.join(', ')}, or event:props:<key>.` } })
@@ -131,47 +146,60 @@ const metricValue = z
   .union([z.number(), money])
   .nullable()
   .openapi({ description: 'null when not computed (v1 with filters); revenue metrics are money' });
-const statsMeta = z.object({
-  period: z.string(),
-  period_start: z.string().datetime().openapi({ description: 'The first instant of the period.' }),
-  period_end: z
-    .string()
-    .datetime()
-    .openapi({ description: 'The instant the period ends, exclusive: the local midnight after its last day.' }),
-  filters_applied: z.array(
-    z.object({
-      key: z.string().openapi({ description: `${FILTER_KEYS.join(', ')}, goal, name or props:<key>` }),
-      operator: z.enum(['is', 'is_not', 'contains']),
-      values: z.array(z.string()),
-    }),
-  ),
-  note: z.string().optional(),
+const v1Filter = z.object({
+  key: z.enum(FILTER_KEYS),
+  operator: z.enum(['is', 'is_not', 'contains']),
+  values: z.array(z.string()),
 });
-const aggregateData = z.object({
-  results: z.record(
-    z.enum(V2_METRICS as [string, ...string[]]),
-    z.object({ value: metricValue, change: z.number().nullable().optional() }),
-  ),
-  meta: statsMeta.extend({
-    compare: z.object({ period_start: z.string().datetime(), period_end: z.string().datetime() }).optional(),
+const v2Filter = z.union([
+  z.object({
+    key: z.string().openapi({ description: `${V2_FILTER_KEYS.join(', ')}, goal, name or props:<key>` }),
+    operator: z.enum(FILTER_OPERATORS),
+    values: z.array(z.string()),
   }),
-});
-const timeseriesData = z.object({
-  results: z.array(z.object({ date: z.string() }).catchall(metricValue)),
-  meta: statsMeta.extend({ interval: z.enum(INTERVALS) }),
-});
-const breakdownData = z.object({
-  results: z.array(z.record(z.string(), z.union([z.string(), z.number(), money, z.null()]))),
-  meta: statsMeta.extend({
-    property: z.string(),
-    pagination: z.object({
-      page: z.number().int(),
-      limit: z.number().int(),
-      total: z.number().int(),
-      has_more: z.boolean(),
+  z
+    .object({ operator: z.enum(['or', 'and', 'not']), clauses: z.array(z.unknown()) })
+    .openapi({ description: 'A filter group; its clauses are filters or groups of these shapes.' }),
+]);
+const statsMeta = (v2: boolean) =>
+  z.object({
+    period: z.string(),
+    period_start: z.string().datetime().openapi({ description: 'The first instant of the period.' }),
+    period_end: z
+      .string()
+      .datetime()
+      .openapi({ description: 'The instant the period ends, exclusive: the local midnight after its last day.' }),
+    filters_applied: z.array(v2 ? v2Filter : v1Filter),
+    note: z.string().optional(),
+  });
+const aggregateData = (v2: boolean) =>
+  z.object({
+    results: z.record(
+      z.enum((v2 ? V2_METRICS : METRICS) as [string, ...string[]]),
+      z.object({ value: metricValue, change: z.number().nullable().optional() }),
+    ),
+    meta: statsMeta(v2).extend({
+      compare: z.object({ period_start: z.string().datetime(), period_end: z.string().datetime() }).optional(),
     }),
-  }),
-});
+  });
+const timeseriesData = (v2: boolean) =>
+  z.object({
+    results: z.array(z.object({ date: z.string() }).catchall(metricValue)),
+    meta: statsMeta(v2).extend({ interval: z.enum(v2 ? V2_INTERVALS : INTERVALS) }),
+  });
+const breakdownData = (v2: boolean) =>
+  z.object({
+    results: z.array(z.record(z.string(), z.union([z.string(), z.number(), money, z.null()]))),
+    meta: statsMeta(v2).extend({
+      property: z.string(),
+      pagination: z.object({
+        page: z.number().int(),
+        limit: z.number().int(),
+        total: z.number().int(),
+        has_more: z.boolean(),
+      }),
+    }),
+  });
 
 // ---- the document --------------------------------------------------------------------------------------
 
@@ -290,8 +318,8 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
   });
 
   for (const version of ['v1', 'v2'] as const) {
-    const base =
-      version === 'v2' ? statsBase.extend({ filters: v2Extras.filters, metrics: v2Extras.metrics }) : statsBase;
+    const v2 = version === 'v2';
+    const base = v2 ? statsBase.extend({ filters: v2Extras.filters, metrics: v2Extras.metrics }) : statsBase;
     const note =
       version === 'v1'
         ? ' V1: with filters only visitors is computed; events is approximated by pageviews.'
@@ -309,12 +337,8 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
           ...errors([400, 401, 403, 404, 429, 500, 503]),
         },
       });
-    stats('aggregate', version === 'v2' ? base.extend({ compare: v2Extras.compare }) : base, aggregateData);
-    stats('timeseries', base.extend({ interval }), timeseriesData);
-    stats(
-      'breakdown',
-      base.extend(breakdownParams(version === 'v2' ? V2_PROPERTIES : PROPERTIES, version === 'v2')),
-      breakdownData,
-    );
+    stats('aggregate', v2 ? base.extend({ compare: v2Extras.compare }) : base, aggregateData(v2));
+    stats('timeseries', base.extend({ interval: interval(v2 ? V2_INTERVALS : INTERVALS) }), timeseriesData(v2));
+    stats('breakdown', base.extend(breakdownParams(v2 ? V2_PROPERTIES : PROPERTIES, v2)), breakdownData(v2));
   }
 }

@@ -8,14 +8,15 @@ import { runConversions } from './conversions';
 import type { Dimension, GoalDefinition, MetricValues, StatsRow } from './model';
 import {
   CONVERSION_METRICS,
+  type ConversionFilter,
   type ConversionKey,
   type ConversionMetric,
-  type Filter,
-  type Metric,
+  type FilterClause,
   type Property,
   type StatsEndpoint,
   type StatsParams,
   type StatsVersion,
+  type V2Metric,
 } from './params';
 import { bucketLabels, previousPeriod, type ResolvedPeriod, resolvePeriod } from './period';
 import { byMetricDesc, runStats } from './run';
@@ -37,6 +38,10 @@ export const PROPERTY_KEYS: Record<Exclude<Property, ConversionProperty>, { key:
   'visit:utm_campaign': { key: 'utm_campaign', dimension: 'utm_campaign' },
   'visit:entry_page': { key: 'entry_page', dimension: 'entry_page' },
   'visit:exit_page': { key: 'exit_page', dimension: 'exit_page' },
+  'visit:channel': { key: 'channel', dimension: 'channel' },
+  'visit:referrer': { key: 'referrer', dimension: 'referrer' },
+  'visit:city': { key: 'city', dimension: 'city' },
+  'visit:region': { key: 'region', dimension: 'region' },
 };
 
 type ConversionProperty = 'event:goal' | 'event:name' | `event:props:${string}`;
@@ -61,14 +66,23 @@ export interface WebsiteRef {
   conversions?: () => Promise<ConversionContext>;
 }
 
-function filtersApplied(filters: readonly { key: string; operator: string; values: string[] }[]) {
-  return filters.map((f) => ({ key: f.key, operator: f.operator, values: f.values }));
+type AppliedFilter =
+  | { key: string; operator: string; values: string[] }
+  | { operator: string; clauses: AppliedFilter[] };
+
+/** The filters as applied: `{key, operator, values}` clauses, groups as `{operator, clauses}`. */
+function filtersApplied(filters: readonly (FilterClause | ConversionFilter)[]): AppliedFilter[] {
+  return filters.map((f) =>
+    'clauses' in f
+      ? { operator: f.operator, clauses: filtersApplied(f.clauses) }
+      : { key: f.key, operator: f.operator, values: f.values },
+  );
 }
 
 /** The version's rules: which metrics are computed, and how a requested metric is presented. */
 interface Rules {
-  computed(metrics: readonly Metric[]): Metric[];
-  present(metrics: readonly Metric[], values: MetricValues | undefined): Record<string, number | null>;
+  computed(metrics: readonly V2Metric[]): V2Metric[];
+  present(metrics: readonly V2Metric[], values: MetricValues | undefined): Record<string, number | null>;
   note?: string;
 }
 
@@ -97,7 +111,7 @@ function rulesFor(version: StatsVersion, filtered: boolean): Rules {
   };
 }
 
-function periodMeta(p: ResolvedPeriod, filters: readonly Filter[], note: string | undefined) {
+function periodMeta(p: ResolvedPeriod, filters: readonly FilterClause[], note: string | undefined) {
   return {
     period: p.period,
     period_start: new Date(p.start).toISOString(),
@@ -133,7 +147,7 @@ export async function statsResponse(
 ) {
   if (asksConversions(statsParams)) return conversionResponse(clickhouse, website, endpoint, statsParams);
   // Without conversions every metric is a StatsQuery one.
-  const params = { ...statsParams, metrics: statsParams.metrics as Metric[] };
+  const params = statsParams;
   const anchor = params.date ?? today(website.timezone);
   const period = resolvePeriod(params.period, anchor, website.timezone) as ResolvedPeriod; // syntax checked already
   const filtered = params.filters.length > 0;
@@ -195,7 +209,7 @@ export async function statsResponse(
 
   // breakdown: sorted by visitors (always computed for the order), ties by the value ascending
   const property = PROPERTY_KEYS[params.property as keyof typeof PROPERTY_KEYS];
-  const metrics = [...new Set<Metric>(['visitors', ...rules.computed(params.metrics)])];
+  const metrics = [...new Set<V2Metric>(['visitors', ...rules.computed(params.metrics)])];
   // A breakdown row names a value: events without one (no page, no geo) are not a row.
   const rows = (await runStats(clickhouse, { ...base, metrics, dimension: property.dimension })).filter(
     (r) => r.key !== '',

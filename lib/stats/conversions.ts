@@ -3,6 +3,7 @@
 // same question without its conversion filters, which runStats answers (from rollups where it can).
 import { type ClickHouseClient, selectRows } from '../clickhouse/client';
 import { type ConversionQuery, type Dimension, isVisitKey, type StatsRow } from './model';
+import { filterLeaves } from './params';
 import { visitSource } from './plan';
 import { coverageFacts, runStats } from './run';
 import { conversionsStatement, goalsAsked } from './sql/conversions';
@@ -44,7 +45,7 @@ export async function runConversions(clickhouse: ClickHouseClient, q: Conversion
       ? []
       : (async () => {
           const facts = await coverageFacts(clickhouse, q, {
-            coverage: q.filters.some((f) => isVisitKey(f.key)),
+            coverage: filterLeaves(q.filters).some((f) => isVisitKey(f.key)),
             window: false,
           });
           const { sql, params } = conversionsStatement(q, goals, visitSource(q, facts));

@@ -7,6 +7,8 @@ import { type GoalDefinition, isVisitKey, type RangeQuery } from './model';
 import {
   FILTER_KEYS,
   type Filter,
+  type FilterClause,
+  isFilterGroup,
   parseFilters,
   parseJsonFilters,
   parseStatsParams,
@@ -31,11 +33,11 @@ export function stepDefinitions(funnel: FunnelRow): GoalDefinition[] {
 export async function funnelVisitors(
   clickhouse: ClickHouseClient,
   funnel: FunnelRow,
-  q: RangeQuery,
+  q: RangeQuery & { filters: readonly Filter[] },
 ): Promise<number[]> {
   // Visit-key filters over rolled-up days read those days' visit values (visitSource), as every other read does.
   const facts = await coverageFacts(clickhouse, q, {
-    coverage: q.filters.some((f) => isVisitKey(f.key)),
+    coverage: q.filters.some((f: Filter) => isVisitKey(f.key)),
     window: false,
   });
   const { sql, params } = funnelStatement(stepDefinitions(funnel), q.filters, q, visitSource(q, facts));
@@ -106,14 +108,23 @@ export function parseFunnelQuery(
   }
   const period = resolvePeriod(params.period, params.date ?? today(website.timezone), website.timezone);
   if ('error' in period) return { error: { code: period.error, message: `period ${params.period} is not valid` } };
-  return { period, filters: params.filters };
+  const filters = withoutGroups(params.filters);
+  return 'error' in filters ? filters : { period, filters };
+}
+
+/** Groups (or, and, not) would mix page and visit clauses, which funnels apply apart: refused. */
+function withoutGroups(clauses: readonly FilterClause[]): Filter[] | { error: StatsParamError } {
+  if (clauses.some(isFilterGroup)) {
+    return { error: { code: 'VALIDATION_ERROR', message: 'filters: or, and and not groups do not apply to funnels' } };
+  }
+  return clauses as Filter[];
 }
 
 /** The External API's `filters`: the Stats API v2's JSON array or its v1 clauses, with their codes. */
 export function parseFilterParam(raw: string | undefined): Filter[] | { error: StatsParamError } {
   if (raw === undefined) return [];
   const filters = raw.trim().startsWith('[') ? parseJsonFilters(raw) : parseFilters(raw);
-  return Array.isArray(filters) ? filters : { error: filters };
+  return Array.isArray(filters) ? withoutGroups(filters) : { error: filters };
 }
 
 const applied = (filters: readonly Filter[]) =>

@@ -3,13 +3,14 @@
 // plan.ts, the statement built in sql/, and run.ts runs it.
 
 import type { GoalKind } from '../accounts/schemas';
-import type { ConversionFilter, ConversionKey, ConversionMetric, Filter, Metric } from './params';
+import type { ConversionFilter, ConversionKey, ConversionMetric, FilterClause, Metric } from './params';
 
 /** A breakdown or time dimension; the column behind each is fixed in sql/, never taken from a request. */
 export type Dimension =
   | 'time:day'
   | 'time:hour'
   | 'time:month'
+  | 'time:week'
   | 'page'
   | 'country'
   | 'browser'
@@ -20,14 +21,15 @@ export type Dimension =
   | 'utm_medium'
   | 'utm_campaign'
   | 'entry_page'
-  | 'exit_page';
+  | 'exit_page'
+  | RawVisitKey;
 
 /**
  * The Stats API's metrics plus two the External API reads: `visits` (sessions that began in the range or
  * bucket) and `value_score` (the mean value score of those visits, DESIGN §3; by page: of the visits that
  * viewed the page).
  */
-export type ModelMetric = Metric | 'visits' | 'value_score' | ConversionMetric;
+export type ModelMetric = Metric | 'visits' | 'value_score' | 'views_per_visit' | 'time_on_page' | ConversionMetric;
 
 export interface StatsQuery {
   websiteId: string;
@@ -36,7 +38,7 @@ export interface StatsQuery {
   start: number;
   end: number;
   metrics: readonly ModelMetric[];
-  filters: readonly Filter[];
+  filters: readonly FilterClause[];
   dimension?: Dimension;
   /** With a time dimension: also the whole range's row, keyed '' (one read of the data for both). */
   total?: boolean;
@@ -89,8 +91,19 @@ export const VISIT_KEYS = [
   'utm_medium',
   'utm_campaign',
 ] as const;
-export type VisitKey = (typeof VISIT_KEYS)[number];
-export const isVisitKey = (key: string): key is VisitKey => (VISIT_KEYS as readonly string[]).includes(key);
+/**
+ * Visit keys the rollups do not hold (neither daily rows nor visit_values): a query that uses one in its
+ * dimension or any filter reads raw events (plan.ts usesRawOnly). The channel and referrer are derived at
+ * query time from the visit's source, utm values and referrer (channel.ts); city and region are the
+ * first pageview's (sessions' visit_* columns, migration 017).
+ */
+export const RAW_VISIT_KEYS = ['channel', 'referrer', 'city', 'region'] as const;
+export type RawVisitKey = (typeof RAW_VISIT_KEYS)[number];
+export type VisitKey = (typeof VISIT_KEYS)[number] | RawVisitKey;
+export const isVisitKey = (key: string): key is VisitKey =>
+  (VISIT_KEYS as readonly string[]).includes(key) || (RAW_VISIT_KEYS as readonly string[]).includes(key);
+export const isRawVisitKey = (key: string | undefined): key is RawVisitKey =>
+  (RAW_VISIT_KEYS as readonly string[]).includes(key ?? '');
 
 /** What a goal matches (its row in PostgreSQL, lib/accounts/goals.ts). */
 export interface GoalDefinition {

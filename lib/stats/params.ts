@@ -3,6 +3,7 @@
 // syntax, custom length, interval, then limit/page and filters. A parameter given twice is refused first.
 
 import { UUID } from '../checks';
+import { regexError } from './patterns';
 import {
   checkPeriod,
   DATE_RANGE_TEXT,
@@ -15,6 +16,7 @@ import {
   type PeriodError,
   previousPeriod,
   resolvePeriod,
+  V2_INTERVALS,
   withinSupportedDates,
 } from './period';
 import { type LocalDate, parseDate } from './time';
@@ -50,12 +52,15 @@ export interface ConversionFilter {
 /** A property key: letters, digits and `_ . - :`, up to 64 characters (refused otherwise, never pasted into SQL). */
 export const PROP_KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
 export type Metric = (typeof METRICS)[number];
-/** v2 adds the conversion metrics (goals, revenue). */
+/** v2 adds visits (sessions), views per visit, time on page and the conversion metrics (goals, revenue). */
 export const V2_METRICS = [
   ...METRICS,
+  'visits',
+  'views_per_visit',
+  'time_on_page',
   ...CONVERSION_METRICS.filter((m) => !(METRICS as readonly string[]).includes(m)),
 ];
-export type V2Metric = Metric | ConversionMetric;
+export type V2Metric = Metric | 'visits' | 'views_per_visit' | 'time_on_page' | ConversionMetric;
 
 export const PROPERTIES = [
   'event:page',
@@ -73,6 +78,10 @@ export const V2_PROPERTIES = [
   'visit:utm_campaign',
   'visit:entry_page',
   'visit:exit_page',
+  'visit:channel',
+  'visit:referrer',
+  'visit:city',
+  'visit:region',
   'event:goal',
   'event:name',
 ] as const;
@@ -91,15 +100,33 @@ export const FILTER_KEYS = [
   'utm_campaign',
   'page',
 ] as const;
-export type FilterKey = (typeof FILTER_KEYS)[number];
+/** v2 filters also on the visit keys the rollups do not hold (model.ts RAW_VISIT_KEYS). */
+export const V2_FILTER_KEYS = [...FILTER_KEYS, 'channel', 'referrer', 'city', 'region'] as const;
+export type FilterKey = (typeof V2_FILTER_KEYS)[number];
 
+/** v1 has is and is_not; the rest are v2 only (JSON filters). matches: RE2 via ClickHouse match(). */
+export const FILTER_OPERATORS = ['is', 'is_not', 'contains', 'contains_not', 'matches', 'matches_not'] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+/** One filter clause on one key. */
 export interface Filter {
   key: FilterKey;
-  /** `contains` is v2 only (JSON filters). */
-  operator: 'is' | 'is_not' | 'contains';
+  operator: FilterOperator;
   values: string[];
 }
 
+/** v2 groups of clauses: any of them (`or`), all of them (`and`), or not the one clause (`not`). */
+export type FilterGroup =
+  | { operator: 'or' | 'and'; clauses: FilterClause[] }
+  | { operator: 'not'; clauses: [FilterClause] };
+/** A top-level filter list ANDs its clauses. */
+export type FilterClause = Filter | FilterGroup;
+export const isFilterGroup = (c: FilterClause): c is FilterGroup => !('key' in c);
+/** Every clause on a key, however deep in groups. */
+export const filterLeaves = (clauses: readonly FilterClause[]): Filter[] =>
+  clauses.flatMap((c) => (isFilterGroup(c) ? filterLeaves(c.clauses) : [c]));
+/** Groups nest at most this deep (a group at the top is depth 1). */
+export const MAX_FILTER_DEPTH = 3;
 /** v2 JSON filter keys of conversions: `goal`, `name` (a custom event's) and `props:<key>`. */
 function conversionKey(key: string): ConversionKey | StatsParamError | undefined {
   if (key === 'goal' || key === 'name') return key;
@@ -124,7 +151,7 @@ export interface StatsParams {
   interval: Interval;
   limit: number;
   page: number;
-  filters: Filter[];
+  filters: FilterClause[];
   /** v2: filters on goals, custom event names and properties. */
   conversionFilters: ConversionFilter[];
   /** v2, aggregate: also compute the period before (previousPeriod in period.ts). */
@@ -193,10 +220,11 @@ export function parseFilters(raw: string): Filter[] | StatsParamError {
 }
 
 /**
- * v2 JSON filters: `[["is","country",["US","DE"]],["is_not","browser",["Chrome"]],["contains","page",["/blog"]]]`.
- * Filters on conversion keys go to `conversions` when given (else their keys are unknown).
+ * v2 JSON filters: `[["is","country",["US","DE"]],["is_not","browser",["Chrome"]],["contains","page",["/blog"]]]`,
+ * and groups `["or", [clause, …]]`, `["and", [clause, …]]`, `["not", clause]` nested up to MAX_FILTER_DEPTH.
+ * Top-level filters on conversion keys go to `conversions` when given (else their keys are unknown).
  */
-export function parseJsonFilters(raw: string, conversions?: ConversionFilter[]): Filter[] | StatsParamError {
+export function parseJsonFilters(raw: string, conversions?: ConversionFilter[]): FilterClause[] | StatsParamError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -208,36 +236,93 @@ export function parseJsonFilters(raw: string, conversions?: ConversionFilter[]):
       code: 'VALIDATION_ERROR',
       message: 'filters must be an array of at most 20 [operator, key, values] clauses',
     };
-  const filters: Filter[] = [];
-  for (const clause of parsed) {
-    if (
-      !Array.isArray(clause) ||
-      clause.length !== 3 ||
-      !['is', 'is_not', 'contains'].includes(clause[0]) ||
-      typeof clause[1] !== 'string'
-    ) {
-      return { code: 'VALIDATION_ERROR', message: 'each filter is [operator (is, is_not, contains), key, [values]]' };
+  let count = 0;
+  const clause = (c: unknown, depth: number): FilterClause | StatsParamError | null => {
+    if (++count > 50) return { code: 'VALIDATION_ERROR', message: 'filters hold at most 50 clauses and groups' };
+    if (Array.isArray(c) && (c[0] === 'or' || c[0] === 'and' || c[0] === 'not')) {
+      if (depth >= MAX_FILTER_DEPTH)
+        return { code: 'FILTER_TOO_DEEP', message: `filter groups nest at most ${MAX_FILTER_DEPTH} deep` };
+      const inner = c[0] === 'not' ? [c[1]] : c[1];
+      if (c.length !== 2 || !Array.isArray(inner) || inner.length === 0 || inner.length > 20) {
+        return {
+          code: 'VALIDATION_ERROR',
+          message: 'a filter group is ["or", [clauses]], ["and", [clauses]] (1 to 20) or ["not", clause]',
+        };
+      }
+      const clauses: FilterClause[] = [];
+      for (const x of inner) {
+        const parsedClause = clause(x, depth + 1); // never null: no conversion key inside a group
+        if (parsedClause === null || 'code' in parsedClause) return parsedClause;
+        clauses.push(parsedClause);
+      }
+      return c[0] === 'not' ? { operator: 'not', clauses: [clauses[0]] } : { operator: c[0] as 'or' | 'and', clauses };
     }
-    const [operator, key, values] = clause as [Filter['operator'], string, unknown];
-    const conversion = conversions ? conversionKey(key) : undefined;
-    if (conversion !== undefined && typeof conversion !== 'string') return conversion;
-    if (conversion === undefined && !(FILTER_KEYS as readonly string[]).includes(key)) {
-      return {
-        code: 'UNKNOWN_FILTER_KEY',
-        message: `unknown filter key "${key.slice(0, 50)}"; use one of ${FILTER_KEYS.join(', ')}`,
-      };
-    }
-    if (Array.isArray(values) && values.length === 0)
-      return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has no value` };
-    if (!Array.isArray(values) || values.length > 100 || values.some((v) => typeof v !== 'string' || v.length > 500)) {
-      return { code: 'VALIDATION_ERROR', message: `filter ${key} needs 1 to 100 string values` };
-    }
-    if ((values as string[]).some((v) => v.trim() === ''))
-      return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has an empty value` };
-    if (conversion) conversions?.push({ key: conversion, operator, values: values as string[] });
-    else filters.push({ key: key as FilterKey, operator, values: values as string[] });
+    return leaf(c, depth, conversions);
+  };
+  const filters: FilterClause[] = [];
+  for (const c of parsed) {
+    const parsedClause = clause(c, 0);
+    if (parsedClause === null) continue; // taken by `conversions`
+    if ('code' in parsedClause) return parsedClause;
+    filters.push(parsedClause);
   }
   return filters;
+}
+
+/** One `[operator, key, [values]]` clause; a top-level one on a conversion key goes to `conversions` (null). */
+function leaf(
+  clause: unknown,
+  depth: number,
+  conversions: ConversionFilter[] | undefined,
+): Filter | StatsParamError | null {
+  if (
+    !Array.isArray(clause) ||
+    clause.length !== 3 ||
+    !(FILTER_OPERATORS as readonly unknown[]).includes(clause[0]) ||
+    typeof clause[1] !== 'string'
+  ) {
+    return {
+      code: 'VALIDATION_ERROR',
+      message: `each filter is [operator (${FILTER_OPERATORS.join(', ')}), key, [values]] or a group (or, and, not)`,
+    };
+  }
+  const [operator, key, values] = clause as [FilterOperator, string, unknown];
+  const conversion = conversions ? conversionKey(key) : undefined;
+  if (conversion !== undefined && typeof conversion !== 'string') return conversion;
+  if (conversion !== undefined && (depth > 0 || !['is', 'is_not', 'contains'].includes(operator))) {
+    return {
+      code: 'VALIDATION_ERROR',
+      message: `filters on ${key.slice(0, 50)} take is, is_not or contains, outside groups`,
+    };
+  }
+  if (conversion === undefined && !(V2_FILTER_KEYS as readonly string[]).includes(key)) {
+    return {
+      code: 'UNKNOWN_FILTER_KEY',
+      message: `unknown filter key "${key.slice(0, 50)}"; use one of ${V2_FILTER_KEYS.join(', ')}`,
+    };
+  }
+  if (Array.isArray(values) && values.length === 0)
+    return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has no value` };
+  if (!Array.isArray(values) || values.length > 100 || values.some((v) => typeof v !== 'string' || v.length > 500)) {
+    return { code: 'VALIDATION_ERROR', message: `filter ${key} needs 1 to 100 string values` };
+  }
+  if ((values as string[]).some((v) => v.trim() === ''))
+    return { code: 'EMPTY_FILTER_VALUE', message: `filter ${key} has an empty value` };
+  if (operator === 'matches' || operator === 'matches_not') {
+    for (const v of values as string[]) {
+      const why = regexError(v);
+      if (why) return { code: 'INVALID_REGEX', message: `filter ${key}: ${why}` };
+    }
+  }
+  if (conversion) {
+    conversions?.push({
+      key: conversion,
+      operator: operator as ConversionFilter['operator'],
+      values: values as string[],
+    });
+    return null;
+  }
+  return { key: key as FilterKey, operator, values: values as string[] };
 }
 
 /** Whether the local dates a period anchored at `date` covers (and the period before, for compare) are supported
@@ -302,13 +387,18 @@ export function parseStatsParams(
     return fail('VALIDATION_ERROR', `date: the period must lie within ${DATE_RANGE_TEXT}`);
 
   const intervalRaw = endpoint === 'timeseries' ? (single(query.interval) ?? 'day') : 'day';
-  if (!(INTERVALS as readonly string[]).includes(intervalRaw))
-    return fail('VALIDATION_ERROR', `interval must be one of ${INTERVALS.join(', ')}`);
+  const intervals: readonly string[] = version === 'v2' ? V2_INTERVALS : INTERVALS;
+  if (!intervals.includes(intervalRaw))
+    return fail('VALIDATION_ERROR', `interval must be one of ${intervals.join(', ')}`);
   const interval = intervalRaw as Interval;
   if (!intervalAllowed(interval, period)) {
     return fail(
       'INTERVAL_PERIOD_MISMATCH',
-      interval === 'hour' ? 'interval hour needs period day' : 'interval month needs period month, 6mo, 12mo or custom',
+      interval === 'hour'
+        ? 'interval hour needs period day'
+        : interval === 'week'
+          ? 'interval week needs a period longer than a day'
+          : 'interval month needs period month, 6mo, 12mo or custom',
     );
   }
 

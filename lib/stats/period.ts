@@ -14,7 +14,9 @@ import {
 
 export const PERIODS = ['day', '7d', '30d', 'month', '6mo', '12mo'] as const;
 export const INTERVALS = ['day', 'hour', 'month'] as const;
-export type Interval = (typeof INTERVALS)[number];
+/** v2 adds weeks (Monday to Sunday, labelled by their Monday). */
+export const V2_INTERVALS = [...INTERVALS, 'week'] as const;
+export type Interval = (typeof V2_INTERVALS)[number];
 export const MAX_CUSTOM_DAYS = 366;
 
 /**
@@ -114,21 +116,33 @@ export function previousPeriod(p: ResolvedPeriod, timeZone: string): ResolvedPer
 /** Whether an interval may be used with a period (spec: hour only with day; month with 6mo, 12mo, month, custom). */
 export function intervalAllowed(interval: Interval, period: string): boolean {
   if (interval === 'hour') return period === 'day';
+  if (interval === 'week') return period !== 'day';
   if (interval === 'month') return ['6mo', '12mo', 'month'].includes(period) || period.startsWith('custom:');
   return true;
 }
 
-/** Every bucket label of the period, in order: `YYYY-MM-DD`, `YYYY-MM-DD HH:00:00` (local) or `YYYY-MM-01`. */
+/**
+ * Every bucket label of the period, in order: `YYYY-MM-DD`, `YYYY-MM-DD HH:00:00` (local), `YYYY-MM-01`, or for
+ * weeks the Monday starting each (the first may be before the period starts, as a month's first day may).
+ */
 export function bucketLabels(p: ResolvedPeriod, interval: Interval, timeZone: string): string[] {
   const labels: string[] = [];
   if (interval === 'hour') {
     for (let d = p.first; daysBetween(d, p.last) >= 0; d = addDays(d, 1)) labels.push(...hourLabels(d, timeZone));
   } else if (interval === 'day') {
     for (let d = p.first; daysBetween(d, p.last) >= 0; d = addDays(d, 1)) labels.push(formatDate(d));
+  } else if (interval === 'week') {
+    for (let d = monday(p.first); daysBetween(d, p.last) >= 0; d = addDays(d, 7)) labels.push(formatDate(d));
   } else {
     for (let d = { ...p.first, day: 1 }; daysBetween(d, p.last) >= 0; d = addMonths(d, 1)) labels.push(formatDate(d));
   }
   return labels;
+}
+
+/** The Monday on or before a date (ISO weeks start on Monday, as ClickHouse's toMonday). */
+export function monday(d: LocalDate): LocalDate {
+  const weekday = new Date(Date.UTC(d.year, d.month - 1, d.day)).getUTCDay(); // 0 = Sunday
+  return addDays(d, -((weekday + 6) % 7));
 }
 
 /** The External API's ranges (DESIGN §3): `24h` = the last 24 hours; `Nd`/`1y` = that many calendar days ending

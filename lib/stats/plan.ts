@@ -4,8 +4,16 @@
 // statement (sql/stats.ts), so both paths give the same numbers.
 import type { LateMark, RollupCoverage } from './coverage';
 import { staleDays, WINDOW_DIMS_EXCLUDED } from './coverage';
-import { type Dimension, isVisitKey, type ModelMetric, type RangeQuery, type StatsQuery, type Window } from './model';
-import type { Filter } from './params';
+import {
+  type Dimension,
+  isRawVisitKey,
+  isVisitKey,
+  type ModelMetric,
+  type RangeQuery,
+  type StatsQuery,
+  type Window,
+} from './model';
+import { type Filter, filterLeaves, isFilterGroup } from './params';
 import { addDays, daysBetween, earlierDate, formatDate, type LocalDate, laterDate, startOfDay, today } from './time';
 
 /** Which whole local days of a range the rollups answer. */
@@ -94,8 +102,30 @@ export const ATTRIBUTE_KEYS: readonly Filter['key'][] = ['country', 'browser', '
 /** Dimensions that describe a whole visit: every metric is computed over sessions. */
 const SESSION_DIMENSIONS: ReadonlySet<Dimension | undefined> = new Set(['entry_page', 'exit_page']);
 export const bySessions = (q: Pick<StatsQuery, 'dimension'>) => SESSION_DIMENSIONS.has(q.dimension);
-const EVENT_METRICS: readonly ModelMetric[] = ['visitors', 'pageviews', 'events'];
-const SESSION_METRICS: readonly ModelMetric[] = ['visit_duration', 'bounce_rate', 'visits', 'value_score'];
+// Views per visit divides the event part's pageviews by the session part's visits (run.ts).
+const EVENT_METRICS: readonly ModelMetric[] = ['visitors', 'pageviews', 'events', 'views_per_visit'];
+const SESSION_METRICS: readonly ModelMetric[] = [
+  'visit_duration',
+  'bounce_rate',
+  'visits',
+  'value_score',
+  'views_per_visit',
+];
+
+/**
+ * What the rollups do not hold: the visit keys of RAW_VISIT_KEYS (as the dimension or in any filter, however
+ * deep in a group) and engaged time (time_on_page). A query that uses any reads raw events only.
+ */
+export function usesRawOnly(q: Pick<StatsQuery, 'dimension' | 'filters' | 'metrics'>): boolean {
+  return (
+    isRawVisitKey(q.dimension) ||
+    filterLeaves(q.filters).some((f) => isRawVisitKey(f.key)) ||
+    q.metrics.includes('time_on_page')
+  );
+}
+
+/** Whether a filter list has a visit-key clause (whose visit values a read must find: visitSource). */
+const hasVisitKey = (q: Pick<RangeQuery, 'filters'>) => filterLeaves(q.filters).some((f) => isVisitKey(f.key));
 
 /** The rollup dimensions that hold a query's event metrics and its session metrics; undefined: none can. */
 export interface RollupDims {
@@ -109,6 +139,7 @@ function rollupDimsOf(d: Dimension | undefined): RollupDims | undefined {
     case undefined:
     case 'time:day':
     case 'time:month':
+    case 'time:week':
       return { events: '', sessions: 's:' };
     case 'time:hour':
       return undefined;
@@ -126,10 +157,15 @@ function rollupDimsOf(d: Dimension | undefined): RollupDims | undefined {
  * Unfiltered, every dimension but the hour has rollups; filtered on attributes alone, totals and day or
  * month buckets read the `attrs` rollups; any other filter reads the whole range raw.
  */
-function rollupDims(q: Pick<StatsQuery, 'filters' | 'dimension'>): RollupDims | undefined {
+function rollupDims(q: Pick<StatsQuery, 'filters' | 'dimension' | 'metrics'>): RollupDims | undefined {
+  if (usesRawOnly(q)) return undefined;
   if (q.filters.length === 0) return rollupDimsOf(q.dimension);
-  const attributesOnly = q.filters.every((f) => ATTRIBUTE_KEYS.includes(f.key));
-  const byRange = q.dimension === undefined || q.dimension === 'time:day' || q.dimension === 'time:month';
+  const attributesOnly = q.filters.every((f) => !isFilterGroup(f) && ATTRIBUTE_KEYS.includes(f.key));
+  const byRange =
+    q.dimension === undefined ||
+    q.dimension === 'time:day' ||
+    q.dimension === 'time:month' ||
+    q.dimension === 'time:week';
   return attributesOnly && byRange ? { events: 'attrs', sessions: 's:attrs' } : undefined;
 }
 
@@ -150,7 +186,9 @@ export interface VisitSource {
  */
 export function visitSource(q: RangeQuery, facts: CoverageFacts): VisitSource {
   const range = { start: q.start, end: q.end };
-  const days = q.filters.some((f) => isVisitKey(f.key)) ? planDays(q, facts) : undefined;
+  // visit_values holds only the rolled-up visit keys.
+  const rawOnly = filterLeaves(q.filters).some((f) => isRawVisitKey(f.key));
+  const days = hasVisitKey(q) && !rawOnly ? planDays(q, facts) : undefined;
   if (!days) return { around: [range] };
   return {
     around: [{ start: range.start, end: range.start }, ...days.rawWindows, { start: range.end, end: range.end }],
@@ -169,7 +207,7 @@ export function factsNeeded(q: StatsQuery): { coverage: boolean; window: boolean
   const window =
     dims !== undefined &&
     (!timeDimension(q) || (byDay && q.total === true && q.metrics.includes('visitors') && q.filters.length === 0));
-  return { coverage: dims !== undefined || q.filters.some((f) => isVisitKey(f.key)), window };
+  return { coverage: dims !== undefined || (hasVisitKey(q) && !usesRawOnly(q)), window };
 }
 
 /**
@@ -197,6 +235,11 @@ export interface SessionPart {
   rolled?: { from: 'daily' | 'window'; filtered: boolean };
 }
 
+/** Engaged time per pageview (time_on_page), always from raw events. */
+export interface EngagementPart {
+  raw: true;
+}
+
 /** Value scores by page: a visit's score counts for every page it viewed. */
 export interface PageScorePart {
   raw: boolean;
@@ -215,6 +258,7 @@ export interface StatsPlan {
   events?: EventPart;
   sessions?: SessionPart;
   pageScores?: PageScorePart;
+  engagement?: EngagementPart;
 }
 
 /** Decides a query's reads from its facts. */
@@ -257,6 +301,8 @@ export function planStats(q: StatsQuery, facts: CoverageFacts): StatsPlan {
     plan.sessions = { raw: raw.length > 0, rolled: days ? { from: sums ? 'window' : 'daily', filtered } : undefined };
   }
   if (scoresByViews(q)) plan.pageScores = { raw: raw.length > 0, daily: days !== undefined };
+  // By entry or exit page, the sessions part computes it from its visits.
+  if (q.metrics.includes('time_on_page') && !bySessions(q)) plan.engagement = { raw: true };
   return plan;
 }
 

@@ -11,6 +11,7 @@ import {
   type StatsQuery,
   type StatsRow,
 } from './model';
+import { filterLeaves } from './params';
 import {
   bySessions,
   type CoverageFacts,
@@ -70,6 +71,7 @@ function shape(kind: PartKind, q: StatsQuery, k: string, r: Record<string, numbe
       return {
         ...(bySessions(q) ? { visitors: r.visitors, pageviews: r.pageviews, events: r.events } : {}),
         ...(score ? { value_score: r.value_score } : {}),
+        ...(bySessions(q) && q.metrics.includes('time_on_page') ? { time_on_page: r.time_on_page } : {}),
         visits: r.n,
         visit_duration: r.visit_duration,
         bounce_rate: r.bounce_rate,
@@ -77,6 +79,8 @@ function shape(kind: PartKind, q: StatsQuery, k: string, r: Record<string, numbe
     }
     case 'pageScores':
       return { value_score: r.value_score };
+    case 'engagement':
+      return { time_on_page: r.time_on_page };
   }
 }
 
@@ -93,7 +97,13 @@ export async function runStats(clickhouse: ClickHouseClient, q: StatsQuery): Pro
       if (values) merged.set(row.k, { ...merged.get(row.k), ...values });
     }
   }
-  return [...merged.entries()].map(([key, values]) => ({ key, values: pick(values, q.metrics) }));
+  return [...merged.entries()].map(([key, values]) => ({ key, values: pick(withRatios(values), q.metrics) }));
+}
+
+/** Views per visit: the row's pageviews over its visits, two decimals (0 without visits). */
+function withRatios(values: MetricValues): MetricValues {
+  const visits = values.visits ?? 0;
+  return { ...values, views_per_visit: visits ? Math.round(((values.pageviews ?? 0) / visits) * 100) / 100 : 0 };
 }
 
 /** Breakdown order: by a metric, largest first, ties by the row's value ascending. */
@@ -119,7 +129,7 @@ export async function runEventBreakdowns(
 ): Promise<Record<EventDimension | 'total', StatsRow[]>> {
   const unfiltered = q.filters.length === 0;
   const facts = await coverageFacts(clickhouse, q, {
-    coverage: unfiltered || q.filters.some((f) => isVisitKey(f.key)),
+    coverage: unfiltered || filterLeaves(q.filters).some((f) => isVisitKey(f.key)),
     window: unfiltered,
   });
   const { sql, params } = eventBreakdownsStatement(q, dimensions, planEventBreakdowns(q, facts));

@@ -2,7 +2,7 @@
 // `undefined` is one Plausible has and the model does not answer yet (a 400 naming it); a name missing from
 // a table is not Plausible's at all. Supporting a new one is one line here.
 import type { Dimension, ModelMetric } from '../model';
-import type { ConversionKey, Filter, FilterKey } from '../params';
+import type { ConversionFilter, ConversionKey, FilterKey } from '../params';
 
 export const METRICS: Record<string, ModelMetric | undefined> = {
   visitors: 'visitors',
@@ -102,7 +102,9 @@ export const FILTER_DIMENSIONS: Record<string, FilterKey | ConversionKey | undef
   segment: undefined,
 };
 
-type Operator = Filter['operator'];
+// The operators both the model's filters and its conversion filters take (matches and the negated forms are
+// the Stats API v2's filters only, not wired here yet).
+type Operator = ConversionFilter['operator'];
 
 /** Simple filter operators, and the operator that is their negation (`not` of one), when the model has both. */
 export const OPERATORS: Record<string, { model: Operator; negated?: Operator } | undefined> = {

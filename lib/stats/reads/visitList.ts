@@ -2,6 +2,7 @@
 // with its visit's values (not a metric query: rows of sessions, not counts).
 import { type ClickHouseClient, selectRows } from '../../clickhouse/client';
 import { isVisitKey, type RangeQuery } from '../model';
+import { filterLeaves } from '../params';
 import { visitSource } from '../plan';
 import { coverageFacts } from '../run';
 import { inWindows } from '../sql/fragments';
@@ -30,7 +31,7 @@ export async function listVisits(
   q: RangeQuery,
   page: { limit: number; offset: number },
 ): Promise<VisitRow[]> {
-  const needs = { coverage: q.filters.some((f) => isVisitKey(f.key)), window: false };
+  const needs = { coverage: filterLeaves(q.filters).some((f) => isVisitKey(f.key)), window: false };
   const visits = visitSource(q, await coverageFacts(clickhouse, q, needs));
   const params: Record<string, unknown> = { w: q.websiteId, tz: q.timeZone, limit: page.limit, offset: page.offset };
   const columns = [

@@ -5,7 +5,7 @@ import type { Filter } from '../params';
 import type { VisitSource } from '../plan';
 import { inWindows } from './fragments';
 import { goalCondition } from './goals';
-import { eventFilterSql, inVisitSet } from './visits';
+import { eventFilterSql, visitSetSql } from './visits';
 
 /**
  * The statement answering one row, `reached`: visitors per step, in step order. Only the rows that match a
@@ -27,7 +27,7 @@ export function funnelStatement(
     const matches = goalCondition(goal, `s${i}`, params);
     return goal.kind === 'page' && pageFilters ? `(${matches}${pageFilters})` : matches;
   });
-  const visitSet = inVisitSet(filters, visits, params);
+  const visitSet = visitSetSql(filters, visits, params);
   // Wide enough for any visit of the range: the range itself (timestamps in milliseconds).
   params.fw = range.end - range.start;
   const reached = steps.map((_, i) => `countIf(level >= ${i + 1})`).join(', ');

@@ -1,7 +1,7 @@
 // Rows of the rollup tables over a plan's rolled-up days: daily rows (pinned to their versions), a merged
 // window's rows, and the visits of the `s:attrs` combinations that match filters.
 import type { Dimension } from '../model';
-import type { Filter } from '../params';
+import type { FilterClause } from '../params';
 import type { RollupPlan } from '../plan';
 import { attrsFilterSql } from './filters';
 import { bindDim, onlyKeys } from './fragments';
@@ -37,6 +37,8 @@ export function rollupKey(d: Dimension | undefined): string {
       return 'toString(date)';
     case 'time:month':
       return 'toString(toStartOfMonth(date))';
+    case 'time:week':
+      return 'toString(toMonday(date))';
     default:
       return 'value';
   }
@@ -84,11 +86,11 @@ export function windowRows(
 export function filteredVisitRows(
   plan: RollupPlan,
   d: Dimension | undefined,
-  filters: readonly Filter[],
+  filters: readonly FilterClause[],
   params: Record<string, unknown>,
   run: string | undefined,
 ): string {
-  const columns = 'visits, bounces, duration_s, score_sum, 0 AS pvs, 0 AS evs';
+  const columns = 'visits, bounces, duration_s, score_sum, 0 AS eng_ms, 0 AS pvs, 0 AS evs';
   return run !== undefined
     ? windowRows(columns, 's:attrs', plan, run, rollupKey(d), params, attrsFilterSql(filters, params))
     : rollupRows(columns, 's:attrs', plan, d, params, attrsFilterSql(filters, params));

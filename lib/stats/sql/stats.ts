@@ -28,6 +28,8 @@ export function eventKey(d: Dimension | undefined): string {
       return "formatDateTime(toStartOfHour(ts, {tz:String}), '%Y-%m-%d %H:00:00', {tz:String})";
     case 'time:month':
       return 'toString(toStartOfMonth(ts, {tz:String}))';
+    case 'time:week':
+      return 'toString(toMonday(ts, {tz:String}))';
     case 'entry_page':
     case 'exit_page':
       return "''"; // not used: these dimensions are computed from sessions
@@ -46,6 +48,8 @@ function sessionKey(d: Dimension | undefined): string {
       return "formatDateTime(toStartOfHour(s, {tz:String}), '%Y-%m-%d %H:00:00', {tz:String})";
     case 'time:month':
       return 'toString(toStartOfMonth(s, {tz:String}))';
+    case 'time:week':
+      return 'toString(toMonday(s, {tz:String}))';
     default:
       return `d_${d}`;
   }
@@ -58,6 +62,7 @@ function sessionDimensionColumn(d: Dimension | undefined): string | undefined {
     case 'time:day':
     case 'time:hour':
     case 'time:month':
+    case 'time:week':
       return undefined;
     case 'page':
     case 'entry_page':
@@ -70,7 +75,7 @@ function sessionDimensionColumn(d: Dimension | undefined): string | undefined {
 }
 
 /** Which part of a query a SELECT computes; run.ts shapes its rows by it. */
-export type PartKind = 'events' | 'sessions' | 'pageScores';
+export type PartKind = 'events' | 'sessions' | 'pageScores' | 'engagement';
 
 /** One SELECT of a query's metrics: rows of a String `k` and the named numeric columns. */
 export interface Part {
@@ -156,14 +161,16 @@ export function statsParts(q: StatsQuery, plan: StatsPlan): Part[] {
     const score = q.metrics.includes('value_score') && !plan.pageScores;
     const dimensionColumn = sessionDimensionColumn(q.dimension);
     const countEvents = bySessions && q.metrics.includes('events');
+    const engaged = bySessions && q.metrics.includes('time_on_page');
     const columns = [
       bySessions ? 'any(visitor_id) AS visitor' : '',
+      engaged ? 'sum(engagement_ms) AS eng' : '',
       score ? SCORE_COLUMNS : '',
       dimensionColumn ?? '',
     ].filter(Boolean);
     const raw = plan.sessions.raw
       ? `SELECT ${sessionKey(q.dimension)} AS k, count() AS visits, countIf(pv = 1 AND it = 0) AS bounces, toUInt64(sum(dateDiff('second', s, e))) AS duration_s,
-          toFloat64(${score ? `sum(${VALUE_SCORE_SQL})` : '0'}) AS score_sum,
+          toFloat64(${score ? `sum(${VALUE_SCORE_SQL})` : '0'}) AS score_sum, ${engaged ? 'sum(eng)' : '0'} AS eng_ms,
           ${bySessions && wantVisitors ? "uniqStateIf(visitor, visitor != '') AS v," : ''} ${bySessions ? `sum(pv) AS pvs, ${countEvents ? 'sum(pv + ce)' : '0'} AS evs` : '0 AS pvs, 0 AS evs'}
         FROM (${sessionFold(columns.join(', '), q.filters, windows, params, visits)}) AS f${countEvents ? customEventsJoin(windows, params) : ''}
         GROUP BY k`
@@ -175,7 +182,7 @@ export function statsParts(q: StatsQuery, plan: StatsPlan): Part[] {
           ? filteredVisitRows(days, q.dimension, q.filters, params, from === 'window' ? run : undefined)
           : from === 'window'
             ? windowRows(
-                'visits, bounces, duration_s, score_sum, 0 AS pvs, 0 AS evs',
+                'visits, bounces, duration_s, score_sum, 0 AS eng_ms, 0 AS pvs, 0 AS evs',
                 dims.sessions,
                 days,
                 run!,
@@ -183,7 +190,7 @@ export function statsParts(q: StatsQuery, plan: StatsPlan): Part[] {
                 params,
               )
             : rollupRows(
-                `visits, bounces, duration_s, score_sum, ${bySessions && wantVisitors ? 'visitors AS v, ' : ''}pageviews AS pvs, events AS evs`,
+                `visits, bounces, duration_s, score_sum, 0 AS eng_ms, ${bySessions && wantVisitors ? 'visitors AS v, ' : ''}pageviews AS pvs, events AS evs`,
                 dims.sessions,
                 days,
                 q.dimension,
@@ -194,12 +201,30 @@ export function statsParts(q: StatsQuery, plan: StatsPlan): Part[] {
       kind: 'sessions',
       sql: `SELECT k, sum(visits) AS n, round(sum(duration_s) / n) AS visit_duration,
         round(100 * sum(bounces) / n) AS bounce_rate, round(sum(score_sum) / n, 1) AS value_score,
-        ${bySessions && wantVisitors ? 'uniqMerge(v)' : '0'} AS visitors, sum(pvs) AS pageviews, sum(evs) AS events
+        ${bySessions && wantVisitors ? 'uniqMerge(v)' : '0'} AS visitors, sum(pvs) AS pageviews, sum(evs) AS events,
+        if(pageviews = 0, 0, round(sum(eng_ms) / 1000 / pageviews)) AS time_on_page
       FROM (
       ${unionAll([rolled, raw])}
       ) ${groupBy} HAVING n > 0${onlyKeys('k', params)}`,
       params,
-      columns: ['n', 'visit_duration', 'bounce_rate', 'value_score', 'visitors', 'pageviews', 'events'],
+      columns: ['n', 'visit_duration', 'bounce_rate', 'value_score', 'visitors', 'pageviews', 'events', 'time_on_page'],
+    });
+  }
+
+  if (plan.engagement) {
+    // Engaged time of the events on a page (engagement events carry it, sent with the page's address) per
+    // pageview, under the same key and filters as the event metrics.
+    const params: Record<string, unknown> = { ...base };
+    const key = eventKey(q.dimension);
+    parts.push({
+      kind: 'engagement',
+      sql: `SELECT ${key} AS k, countIf(type = 'pageview') AS pvs,
+          if(pvs = 0, 0, round(sumIf(engagement_ms, type = 'engagement') / 1000 / pvs)) AS time_on_page
+      FROM events${visitJoinOf(q.dimension, windows, params)}
+      WHERE website_id = {w:UUID} AND ${inWindows('ts', windows, params)} AND type IN ('pageview', 'engagement')${eventFilterSql(q.filters, visits, params)}${onlyKeys(key, params)}
+      ${groupBy}`,
+      params,
+      columns: ['time_on_page'],
     });
   }
 

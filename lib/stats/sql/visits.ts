@@ -1,15 +1,16 @@
 // Visit keys in SQL: a visit's values folded from `sessions` (or, for rolled-up days, read from
 // visit_values), joined onto its events, and the set of sessions a query's visit-key filters select; the fold
 // of session parts into whole sessions that session metrics and the rollup job read.
-import { isVisitKey, VISIT_KEYS, type VisitKey, type Window } from '../model';
-import type { Filter } from '../params';
+import { channelSql } from '../channel';
+import { isVisitKey, RAW_VISIT_KEYS, VISIT_KEYS, type VisitKey, type Window } from '../model';
+import { type Filter, type FilterClause, isFilterGroup } from '../params';
 import { ATTRIBUTE_KEYS, type VisitSource } from '../plan';
-import { condition, FILTER_COLUMNS } from './filters';
+import { condition, emptyMatches, FILTER_COLUMNS, groupCondition, referrerValue } from './filters';
 import { inWindows } from './fragments';
 import { rolledDaysSql } from './rollupRows';
 
-/** The `sessions` column holding a visit key's first-pageview value (migrations 002, 016). */
-const SESSION_COLUMNS: Record<VisitKey, string> = {
+/** The `sessions` column holding a visit key's first-pageview value (migrations 002, 016, 017). */
+const SESSION_COLUMNS: Record<Exclude<VisitKey, 'channel' | 'referrer'>, string> = {
   country: 'visit_country',
   browser: 'visit_browser',
   device: 'visit_device',
@@ -18,9 +19,30 @@ const SESSION_COLUMNS: Record<VisitKey, string> = {
   utm_source: 'utm_source',
   utm_medium: 'utm_medium',
   utm_campaign: 'utm_campaign',
+  city: 'visit_city',
+  region: 'visit_region',
 };
+// Sessions written before migration 017 have no visit_referrer: their referrer URL's host stands in.
+const REFERRER_DOMAIN =
+  "if(argMinMerge(visit_referrer) != '', argMinMerge(visit_referrer), replaceRegexpOne(lower(domain(argMinMerge(referrer))), '^www\\.', ''))";
+
 /** A visit key's value in a fold of `sessions` by session_id. */
-export const visitValue = (key: VisitKey) => `argMinMerge(${SESSION_COLUMNS[key]})`;
+export function visitValue(key: VisitKey): string {
+  switch (key) {
+    case 'referrer':
+      return referrerValue('argMinMerge(source_name)', 'argMinMerge(utm_source)', REFERRER_DOMAIN);
+    case 'channel':
+      return channelSql({
+        source: 'argMinMerge(source_name)',
+        utmSource: 'argMinMerge(utm_source)',
+        utmMedium: 'argMinMerge(utm_medium)',
+        utmCampaign: 'argMinMerge(utm_campaign)',
+        referrer: REFERRER_DOMAIN,
+      });
+    default:
+      return `argMinMerge(${SESSION_COLUMNS[key]})`;
+  }
+}
 
 /** The expression of a filter key over `events`: a visit key from visitJoin's columns, the page as stored. */
 export function eventColumn(key: Filter['key']): string {
@@ -32,7 +54,7 @@ export const ATTRIBUTE_VALUES: readonly string[] = ATTRIBUTE_KEYS.map(eventColum
 
 /** The visit keys among the dimensions: what a read of `events` must join (visitJoin). */
 export function visitKeysOf(dimensions: readonly (string | undefined)[]): VisitKey[] {
-  return VISIT_KEYS.filter((k) => dimensions.includes(k));
+  return [...VISIT_KEYS, ...RAW_VISIT_KEYS].filter((k) => dimensions.includes(k));
 }
 
 /** Sessions begun in the windows widened by a day on both sides: those an event of the windows can belong to. */
@@ -40,24 +62,24 @@ function visitsAround(windows: readonly Window[], params: Record<string, unknown
   return `FROM sessions WHERE website_id = {w:UUID} AND ${inWindows('start_ts', windows, params, 'around', prefix)} GROUP BY session_id`;
 }
 
-/** The visit-key filters with their indexes (their bound parameters are f<i>). */
-const visitFilters = (filters: readonly Filter[]) =>
-  filters.flatMap((f, i) => (isVisitKey(f.key) ? [{ f, i, key: f.key }] : []));
-
-/** Whether '' (the value of a session without visit values) satisfies a filter. */
-function emptyMatches(f: Filter): boolean {
-  return f.operator === 'is_not' ? !f.values.includes('') : f.values.includes('');
+/** A visit-key filter and the id of its bound parameters (f<i>). */
+interface VisitFilter {
+  f: Filter;
+  i: number | string;
+  key: VisitKey;
 }
+
+/** The top-level visit-key filters with their indexes (groups are conditions of their own: groupSql). */
+const visitFilters = (filters: readonly FilterClause[]): VisitFilter[] =>
+  filters.flatMap((f, i) => (!isFilterGroup(f) && isVisitKey(f.key) ? [{ f, i, key: f.key }] : []));
 
 /** Every visit-key filter, as one condition on the expressions `column` gives for their keys. */
 function visitConditions(
-  filters: readonly Filter[],
+  filters: readonly VisitFilter[],
   params: Record<string, unknown>,
   column: (key: VisitKey) => string,
 ): string {
-  return visitFilters(filters)
-    .map(({ f, i, key }) => condition(f, i, column(key), params))
-    .join(' AND ');
+  return filters.map(({ f, i, key }) => condition(f, i, column(key), params)).join(' AND ');
 }
 
 /**
@@ -65,9 +87,9 @@ function visitConditions(
  * set for all of them. A session the set cannot see (longer than a day) has no visit values, as in the
  * rollups, so the set holds the sessions that satisfy the filters when '' does not, else those that do not.
  */
-export function inVisitSet(filters: readonly Filter[], visits: VisitSource, params: Record<string, unknown>): string {
-  if (visitFilters(filters).length === 0) return '';
-  const empty = visitFilters(filters).every(({ f }) => emptyMatches(f));
+function inVisitSet(filters: readonly VisitFilter[], visits: VisitSource, params: Record<string, unknown>): string {
+  if (filters.length === 0) return '';
+  const empty = filters.every(({ f }) => emptyMatches(f));
   const selected = (conditions: string) => (empty ? `NOT (${conditions})` : conditions);
   const folded = (more = '') =>
     `SELECT session_id ${visitsAround(visits.around, params, 'v')} HAVING ${selected(visitConditions(filters, params, visitValue))}${more}`;
@@ -87,9 +109,22 @@ export function inVisitSet(filters: readonly Filter[], visits: VisitSource, para
   return `session_id ${empty ? 'NOT IN' : 'IN'} (${set})`;
 }
 
+/** The set condition (no ` AND `) selecting the sessions that the top-level visit-key filters select, or ''. */
+export function visitSetSql(
+  filters: readonly FilterClause[],
+  visits: VisitSource,
+  params: Record<string, unknown>,
+): string {
+  return inVisitSet(visitFilters(filters), visits, params);
+}
+
 /** ` AND …` selecting the sessions (column session_id) that the visit-key filters select. */
-function visitFilterSql(filters: readonly Filter[], visits: VisitSource, params: Record<string, unknown>): string {
-  const set = inVisitSet(filters, visits, params);
+function visitFilterSql(
+  filters: readonly FilterClause[],
+  visits: VisitSource,
+  params: Record<string, unknown>,
+): string {
+  const set = inVisitSet(visitFilters(filters), visits, params);
   return set ? ` AND ${set}` : '';
 }
 
@@ -120,35 +155,54 @@ export function customEventsJoin(windows: readonly Window[], params: Record<stri
 }
 
 /**
+ * A filter group's condition on an `events` row: a page clause on the row's page, a visit-key clause on its
+ * session's visit values (a set of sessions per clause, as inVisitSet), an event without a session on its own.
+ */
+function groupSql(c: FilterClause, i: number, visits: VisitSource, params: Record<string, unknown>): string {
+  return groupCondition(c, String(i), (f, id) => {
+    if (!isVisitKey(f.key)) return condition(f, id, FILTER_COLUMNS[f.key], params);
+    const own = condition(f, id, `toString(${FILTER_COLUMNS[f.key]})`, params);
+    return `if(session_id = '', ${own}, ${inVisitSet([{ f, i: id, key: f.key }], visits, params)})`;
+  });
+}
+
+/**
  * The filters as ` AND …` conditions on `events` rows. The visit keys select the events of the sessions whose
  * visit values match (a set, inVisitSet: measured 3.7× cheaper than joining every event's visit value, 30
- * days raw), an event without a session by its own values; `visitKeys: false` leaves visit keys out.
+ * days raw), an event without a session by its own values; `visitKeys: false` leaves top-level visit keys out.
  */
 export function eventFilterSql(
-  filters: readonly Filter[],
+  filters: readonly FilterClause[],
   visits: VisitSource,
   params: Record<string, unknown>,
   visitKeys = true,
 ): string {
   const pages = filters
-    .map((f, i) => (isVisitKey(f.key) ? '' : ` AND ${condition(f, i, FILTER_COLUMNS[f.key], params)}`))
+    .map((f, i) =>
+      isFilterGroup(f)
+        ? ` AND ${groupSql(f, i, visits, params)}`
+        : isVisitKey(f.key)
+          ? ''
+          : ` AND ${condition(f, i, FILTER_COLUMNS[f.key], params)}`,
+    )
     .join('');
-  const set = visitKeys ? inVisitSet(filters, visits, params) : '';
+  const visitKeyFilters = visitFilters(filters);
+  const set = visitKeys ? inVisitSet(visitKeyFilters, visits, params) : '';
   if (!set) return pages;
-  return `${pages} AND if(session_id = '', ${visitConditions(filters, params, (key) => `toString(${FILTER_COLUMNS[key]})`)}, ${set})`;
+  return `${pages} AND if(session_id = '', ${visitConditions(visitKeyFilters, params, (key) => `toString(${FILTER_COLUMNS[key]})`)}, ${set})`;
 }
 
 /**
  * Under filters, session metrics count the sessions whose visit values match the visit-key filters and that
- * hold a pageview matching the page filters.
+ * hold a pageview matching the page filters and the groups (their visit-key clauses read the session's values).
  */
 function sessionFilterSql(
-  filters: readonly Filter[],
+  filters: readonly FilterClause[],
   windows: readonly Window[],
   visits: VisitSource,
   params: Record<string, unknown>,
 ): string {
-  const byPageview = filters.some((f) => !isVisitKey(f.key))
+  const byPageview = filters.some((f) => isFilterGroup(f) || !isVisitKey(f.key))
     ? ` AND session_id IN (
     SELECT session_id FROM events
     WHERE website_id = {w:UUID} AND type = 'pageview' AND ${inWindows('ts', windows, params, 'after')}${eventFilterSql(filters, visits, params, false)})`
@@ -165,7 +219,7 @@ function sessionFilterSql(
  */
 export function sessionFold(
   columns: string,
-  filters: readonly Filter[],
+  filters: readonly FilterClause[],
   windows: readonly Window[],
   params: Record<string, unknown>,
   visits: VisitSource = { around: windows },

@@ -2,13 +2,14 @@
 // a query read daily rollups, a merged window or raw events.
 import type { DayVersion, LateMark, RollupCoverage } from '../../../../lib/stats/coverage';
 import type { Dimension, ModelMetric, StatsQuery } from '../../../../lib/stats/model';
-import type { Filter } from '../../../../lib/stats/params';
+import type { Filter, FilterClause } from '../../../../lib/stats/params';
 import {
   type CoverageFacts,
   planDays,
   planEventBreakdowns,
   planStats,
   type StatsPlan,
+  usesRawOnly,
 } from '../../../../lib/stats/plan';
 import { addDays, formatDate, parseDate } from '../../../../lib/stats/time';
 
@@ -75,11 +76,13 @@ const ALL: ModelMetric[] = ['visitors', 'pageviews', 'events', 'visits', 'bounce
 const country: Filter = { key: 'country', operator: 'is', values: ['DE'] };
 const source: Filter = { key: 'source', operator: 'is', values: ['Google'] };
 const page: Filter = { key: 'page', operator: 'is', values: ['/'] };
+const city: Filter = { key: 'city', operator: 'is', values: ['Berlin'] };
+const region: Filter = { key: 'region', operator: 'is', values: ['Bavaria'] };
 
 interface Case {
   facts: CoverageFacts;
   range?: [number, number];
-  filters?: Filter[];
+  filters?: FilterClause[];
   dimension?: Dimension;
   metrics?: ModelMetric[];
   total?: boolean;
@@ -210,8 +213,68 @@ describe('planStats', () => {
       { facts: { coverage: MARCH, windowRun: '7' }, metrics: ['pageviews'] },
       'rollups 2026-03-02..2026-03-08 | raw - | visits around - | events window(sums) | sessions - | scores -',
     ],
+    [
+      'by channel: raw, the rollups hold no channel',
+      { facts: { coverage: MARCH, windowRun: '7' }, dimension: 'channel' },
+      'rollups - | raw 2026-03-02..2026-03-09 | visits around 2026-03-02..2026-03-09 | events raw(direct) | sessions raw | scores -',
+    ],
+    [
+      'filtered on the city: raw, its visit values folded (visit_values holds no city)',
+      { facts: { coverage: MARCH }, filters: [city] },
+      'rollups - | raw 2026-03-02..2026-03-09 | visits around 2026-03-02..2026-03-09 | events raw(direct) | sessions raw | scores -',
+    ],
+    [
+      'a region clause deep in a group: raw, no visit_values',
+      {
+        facts: { coverage: MARCH },
+        filters: [{ operator: 'or', clauses: [page, { operator: 'not', clauses: [region] }] }],
+      },
+      'rollups - | raw 2026-03-02..2026-03-09 | visits around 2026-03-02..2026-03-09 | events raw(direct) | sessions raw | scores -',
+    ],
+    [
+      'a group of attributes: raw (the attrs rows answer clauses joined by AND only), their visits from visit_values',
+      { facts: { coverage: MARCH }, filters: [{ operator: 'or', clauses: [country, { ...country, values: ['FR'] }] }] },
+      'rollups - | raw 2026-03-02..2026-03-09 | visits visit_values 2026-03-02..2026-03-08 + around 2026-03-02..2026-03-02,2026-03-09..2026-03-09 | events raw(direct) | sessions raw | scores -',
+    ],
+    [
+      'matches on an attribute: the attrs rollups',
+      { facts: { coverage: MARCH }, filters: [{ key: 'country', operator: 'matches', values: ['^D'] }] },
+      'rollups 2026-03-02..2026-03-08 | raw - | visits around - | events daily(sketches) | sessions daily(attrs) | scores -',
+    ],
+    [
+      'by week: daily rows, as by month',
+      { facts: { coverage: MARCH, windowRun: '7' }, dimension: 'time:week' },
+      'rollups 2026-03-02..2026-03-08 | raw - | visits around - | events daily(sketches) | sessions daily | scores -',
+    ],
+    [
+      'views per visit: pageviews and visits from the rollups',
+      { facts: { coverage: MARCH }, metrics: ['views_per_visit'] },
+      'rollups 2026-03-02..2026-03-08 | raw - | visits around - | events daily(no visitors) | sessions daily | scores -',
+    ],
+    [
+      'time on page: raw (the rollups hold no engaged time)',
+      { facts: { coverage: MARCH, windowRun: '7' }, metrics: [...ALL, 'time_on_page'] },
+      'rollups - | raw 2026-03-02..2026-03-09 | visits around 2026-03-02..2026-03-09 | events raw(direct) | sessions raw | scores -',
+    ],
   ])('%s', (_name, c, expected) => {
     expect(plan(c)).toBe(expected);
+  });
+
+  it('reads engaged time from raw events in a part of its own, by entry page from the visits', () => {
+    const q: StatsQuery = {
+      websiteId: 'w',
+      timeZone: TZ,
+      start: WEEK[0],
+      end: WEEK[1],
+      metrics: ['time_on_page'],
+      filters: [],
+    };
+    expect(usesRawOnly(q)).toBe(true);
+    expect(planStats(q, { coverage: MARCH }).engagement).toEqual({ raw: true });
+    const byEntry = planStats({ ...q, dimension: 'entry_page' }, { coverage: MARCH });
+    expect([byEntry.engagement, byEntry.sessions]).toEqual([undefined, { raw: true, rolled: undefined }]);
+    expect(usesRawOnly({ ...q, metrics: ['visitors'], dimension: 'region' })).toBe(true);
+    expect(usesRawOnly({ ...q, metrics: ['visitors'], dimension: 'source' })).toBe(false);
   });
 
   it('refuses keys without a breakdown and a total without a time dimension', () => {
