@@ -329,6 +329,18 @@ describe('results', () => {
       [filters([['is', 'planet', ['Mars']]]), 'UNKNOWN_FILTER_KEY'],
       [filters([['is', 'country', []]]), 'EMPTY_FILTER_VALUE'],
       [filters([['is', 'goal', ['Signup']]]), 'UNKNOWN_FILTER_KEY'],
+      [
+        filters([
+          [
+            'or',
+            [
+              ['is', 'country', ['DE']],
+              ['is', 'page', ['/a']],
+            ],
+          ],
+        ]),
+        'VALIDATION_ERROR',
+      ],
       ['period=7d&filters=%5Bnot%20json', 'VALIDATION_ERROR'],
     ]) {
       const res = await results(query);
