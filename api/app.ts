@@ -14,6 +14,7 @@ import { pathGuard } from './middleware/validate';
 import { authRoutes } from './routes/auth';
 import { browserIngestRoutes } from './routes/browserIngest';
 import { exportRoutes } from './routes/external/export';
+import { externalFunnelRoutes } from './routes/external/funnels';
 import { externalReadRoutes } from './routes/external/read';
 import { statsRoutes } from './routes/external/stats';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
@@ -67,6 +68,7 @@ export function createApp(deps: AppDeps): Express {
     monthlyQuota(deps.redis, deps.config.REDIS_PREFIX, 1),
     externalWebsiteWriteRoutes(deps),
     externalReadRoutes(deps),
+    externalFunnelRoutes(deps),
     statsRoutes(deps, 'v1'),
   );
   app.use(

@@ -245,9 +245,13 @@ export interface Timing {
 }
 
 /** Times GET `path` with the service's key, one request at a time: 3 warm-ups, then `runs` timed requests. */
-export async function timeGet(service: Service, path: string, runs: number): Promise<Timing> {
+export async function timeGet(
+  service: Service,
+  path: string,
+  runs: number,
+  headers: Record<string, string> = { 'x-api-key': service.key },
+): Promise<Timing> {
   const url = `${service.base}${path}`;
-  const headers = { 'x-api-key': service.key };
   let status = 200;
   let failure: string | undefined;
   const once = async (): Promise<number> => {

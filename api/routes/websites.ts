@@ -23,6 +23,7 @@ import { sendData } from '../middleware/envelope';
 import { parseBody, parseQuery, pathUuid } from '../middleware/validate';
 import { errorGroupRoutes } from './errorGroups';
 import { exclusionRoutes } from './exclusions';
+import { funnelRoutes } from './funnels';
 import { goalRoutes } from './goals';
 import { teamMemberRoutes } from './teamMembers';
 
@@ -73,6 +74,7 @@ export function websiteRoutes(deps: AppDeps, sites: SiteConfigCache): Router {
   });
 
   router.use('/:websiteId/goals', goalRoutes(deps));
+  router.use('/:websiteId/funnels', funnelRoutes(deps));
   router.use('/:websiteId/errors', errorGroupRoutes(deps));
   router.use('/:websiteId', exclusionRoutes(deps, sites));
   router.use('/:websiteId/team-members', teamMemberRoutes(deps));

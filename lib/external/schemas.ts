@@ -107,6 +107,8 @@ export const ERROR_CODES = [
   'UNKNOWN_GOAL',
   'METRIC_NOT_SUPPORTED',
   'CONVERSION_RATE_NEEDS_GOAL',
+  // Funnels
+  'INVALID_FUNNEL_STEPS',
 ] as const;
 
 export const errorEnvelope = z

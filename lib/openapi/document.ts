@@ -6,6 +6,7 @@ import { registerAccounts } from './accounts';
 import { registerSecuritySchemes } from './common';
 import { registerExport } from './export';
 import { registerDocumentPaths, registerExternalApi } from './external';
+import { registerFunnels } from './funnels';
 import { registerIngestion } from './ingestion';
 import { registerPlausibleApi } from './plausible';
 import { registerTeams } from './teams';
@@ -26,6 +27,7 @@ function registry(): OpenAPIRegistry {
   registerAccounts(r);
   registerWebsites(r);
   registerTeams(r);
+  registerFunnels(r);
   return r;
 }
 

@@ -107,6 +107,15 @@ function inVisitSet(filters: readonly VisitFilter[], visits: VisitSource, params
   return `session_id ${empty ? 'NOT IN' : 'IN'} (${set})`;
 }
 
+/** The set condition (no ` AND `) selecting the sessions that the top-level visit-key filters select, or ''. */
+export function visitSetSql(
+  filters: readonly FilterClause[],
+  visits: VisitSource,
+  params: Record<string, unknown>,
+): string {
+  return inVisitSet(visitFilters(filters), visits, params);
+}
+
 /** ` AND …` selecting the sessions (column session_id) that the visit-key filters select. */
 function visitFilterSql(
   filters: readonly FilterClause[],
