@@ -297,7 +297,7 @@ describe("Plausible's published examples", () => {
 });
 
 describe('the same numbers as the Stats API v2', () => {
-  const METRICS = ['visitors', 'pageviews', 'visit_duration', 'bounce_rate', 'events'];
+  const METRICS = ['visitors', 'pageviews', 'visit_duration', 'bounce_rate', 'events', 'views_per_visit'];
   const cases: { period: string; date?: string; range: string | string[]; filters: unknown[] }[] = [
     { period: 'day', date: '2026-03-29', range: 'day', filters: [] },
     { period: '7d', date: '2026-03-29', range: '7d', filters: [] },
@@ -335,7 +335,17 @@ describe('the same numbers as the Stats API v2', () => {
       .map((r) => ({ metrics: METRICS.map((m) => r[m]), dimensions: [r.date] }));
     expect(byDay.body.results).toEqual(expected);
 
-    for (const property of ['event:page', 'visit:source', 'visit:country', 'visit:entry_page', 'visit:utm_medium']) {
+    for (const property of [
+      'event:page',
+      'visit:source',
+      'visit:country',
+      'visit:entry_page',
+      'visit:utm_medium',
+      'visit:channel',
+      'visit:referrer',
+      'visit:city',
+      'visit:region',
+    ]) {
       const breakdown = await v2('breakdown', { ...params, property });
       const rows = await query({ ...body, dimensions: [property], order_by: [['visitors', 'desc']] });
       const column = property.split(':')[1];
@@ -488,7 +498,7 @@ describe('errors in Plausible’s shape', () => {
 
   it('names the unknown or unsupported part', async () => {
     await refused({ ...base, metrics: ['visitors', 'sessions'] }, 'UNKNOWN_METRIC', /'sessions'/);
-    await refused({ ...base, metrics: ['views_per_visit'] }, 'UNSUPPORTED_METRIC', /'views_per_visit'/);
+    await refused({ ...base, metrics: ['scroll_depth'] }, 'UNSUPPORTED_METRIC', /'scroll_depth'/);
     await refused({ ...base, dimensions: ['visit:planet'] }, 'UNKNOWN_DIMENSION', /'visit:planet'/);
     await refused({ ...base, dimensions: ['visit:city_name'] }, 'UNSUPPORTED_DIMENSIONS', /'visit:city_name'/);
     await refused(

@@ -67,7 +67,7 @@ describe('parsePlausibleQuery', () => {
   it('refuses with a code and a message naming the part', () => {
     expect(refusal({ ...base, metrics: ['bogus'] })).toEqual([400, 'UNKNOWN_METRIC', "Unknown metric 'bogus'."]);
     expect(refusal({ ...base, metrics: ['visitors', 'visitors'] })[1]).toBe('INVALID_QUERY');
-    expect(refusal({ ...base, dimensions: ['time:week'] })[1]).toBe('UNSUPPORTED_DIMENSIONS');
+    expect(refusal({ ...base, dimensions: ['visit:screen'] })[1]).toBe('UNSUPPORTED_DIMENSIONS');
     expect(refusal({ ...base, dimensions: ['time:day', 'time:hour'] })[1]).toBe('UNSUPPORTED_DIMENSIONS');
     expect(refusal({ ...base, filters: [['is', 'visit:country', ['US'], { case_sensitive: false }]] })[1]).toBe(
       'UNSUPPORTED_FILTER',
