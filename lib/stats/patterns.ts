@@ -1,14 +1,17 @@
-// Path patterns in SQL (page goals, funnel steps; the same patterns as path exclusions: `*` is any run of
-// characters, also across `/`, the rest literal) and the safe regular expressions `matches` filters accept. ClickHouse evaluates both with RE2, which runs in linear time, so
-// no pattern can backtrack catastrophically; what is refused here is what RE2 would reject at run time (a
-// 500) and what would make its compiled program large.
+// Path patterns in SQL (page goals, funnel steps: the path exclusions' patterns, `*` any run of characters,
+// also across `/`, the rest literal) and the regular expressions `matches` filters accept. ClickHouse runs
+// those with RE2, in linear time, so none can backtrack catastrophically; what is refused here is what RE2
+// would reject at run time (a 500) and what would make its compiled program large.
 
 /** Longest `matches` expression accepted. */
 export const MAX_REGEX = 256;
 
-/** The RE2 expression (anchored) that a path pattern stands for; bind it, never paste it. */
-export function pathPatternRegex(pattern: string): string {
-  return `^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*')}$`;
+/**
+ * The LIKE pattern a path pattern stands for (`*` → `%`, LIKE's own `%`, `_` and `\\` escaped); bind it, never
+ * paste it. LIKE rather than a regular expression: a prefix pattern becomes a prefix test, far cheaper per row.
+ */
+export function pathPatternLike(pattern: string): string {
+  return pattern.replace(/[%_\\]/g, '\\$&').replaceAll('*', '%');
 }
 
 /** Whether a path pattern is a plain path (no wildcard): then an equality test answers it. */

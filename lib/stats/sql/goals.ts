@@ -1,7 +1,7 @@
 // Goals and purchases as conditions on `events` rows (issue 22): which rows complete a goal, and what a
 // purchase adds to revenue. Names and patterns are always bound.
 import type { GoalDefinition } from '../model';
-import { isPlainPath, pathPatternRegex } from '../patterns';
+import { isPlainPath, pathPatternLike } from '../patterns';
 
 /** Purchases that count: status succeeded adds the amount; status refunded subtracts it. */
 export const SUCCEEDED = "JSONExtractString(props, 'status') = 'succeeded'";
@@ -26,10 +26,10 @@ export function goalCondition(
       return `(type IN ('event', 'goal') AND name = {${param}:String})`;
     case 'page': {
       const path = goal.path ?? '';
-      params[param] = isPlainPath(path) ? path : pathPatternRegex(path);
+      params[param] = isPlainPath(path) ? path : pathPatternLike(path);
       return isPlainPath(path)
         ? `(type = 'pageview' AND pathname = {${param}:String})`
-        : `(type = 'pageview' AND match(pathname, {${param}:String}))`;
+        : `(type = 'pageview' AND pathname LIKE {${param}:String})`;
     }
     case 'purchase':
       return `(type = 'purchase' AND (${SUCCEEDED}${refunds ? ` OR ${REFUNDED}` : ''}))`;
