@@ -68,37 +68,15 @@ export const TIME_DIMENSIONS: Record<string, Extract<Dimension, `time:${string}`
   'time:week': 'time:week',
 };
 
-/** Filter keys: what a filter on each dimension reads. */
+/**
+ * Filter keys: what a filter on each dimension reads — the dimension's own key, but entry and exit pages
+ * (visit values the filters do not take yet), and Plausible's segments.
+ */
+const filterKey = (key: (typeof DIMENSIONS)[string]): FilterKey | ConversionKey | undefined =>
+  key === 'entry_page' || key === 'exit_page' ? undefined : key;
+
 export const FILTER_DIMENSIONS: Record<string, FilterKey | ConversionKey | undefined> = {
-  'event:page': 'page',
-  'visit:source': 'source',
-  'visit:country': 'country',
-  'visit:device': 'device',
-  'visit:browser': 'browser',
-  'visit:os': 'os',
-  'visit:utm_source': 'utm_source',
-  'visit:utm_medium': 'utm_medium',
-  'visit:utm_campaign': 'utm_campaign',
-  'visit:entry_page': undefined,
-  'visit:exit_page': undefined,
-  'visit:utm_content': undefined,
-  'visit:utm_term': undefined,
-  'visit:referrer': 'referrer',
-  'visit:channel': 'channel',
-  'visit:region': 'region',
-  'visit:city': 'city',
-  'visit:country_name': undefined,
-  'visit:region_name': undefined,
-  'visit:city_name': undefined,
-  'visit:browser_version': undefined,
-  'visit:os_version': undefined,
-  'visit:screen': undefined,
-  'visit:entry_page_hostname': undefined,
-  'visit:exit_page_hostname': undefined,
-  'event:goal': 'goal',
-  'event:name': 'name',
-  'event:hostname': undefined,
-  'event:props:*': 'props:*',
+  ...Object.fromEntries(Object.entries(DIMENSIONS).map(([name, key]) => [name, filterKey(key)] as const)),
   segment: undefined,
 };
 

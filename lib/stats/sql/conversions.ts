@@ -46,13 +46,13 @@ function rowsSql(q: ConversionQuery, goals: readonly GoalDefinition[] | undefine
   return conditions.join(' AND ');
 }
 
-/** The conversion filters but goals (which choose the rows) as ` AND …`; bound as f100… (filters use f0…). */
+/** The conversion filters but goals (which choose the rows) as ` AND …`; bound as fc<i> (filters use f<i>). */
 function conversionFilterSql(filters: readonly ConversionFilter[], params: Record<string, unknown>): string {
   return filters
     .map((f, i) => {
       if (f.key === 'goal') return '';
       const expr = f.key === 'name' ? 'name' : propValue(f.key, `pk${i}`, params);
-      return ` AND ${condition({ ...f, key: 'page' }, 100 + i, expr, params)}`;
+      return ` AND ${condition(f, `c${i}`, expr, params)}`;
     })
     .join('');
 }

@@ -38,7 +38,7 @@ export const FILTER_COLUMNS: Record<Filter['key'], string> = {
  * `negate: false` reads the negated operators (is_not, contains_not, matches_not) as their positive form.
  */
 export function condition(
-  f: Filter,
+  f: Pick<Filter, 'operator' | 'values'>,
   i: number | string,
   expr: string,
   params: Record<string, unknown>,

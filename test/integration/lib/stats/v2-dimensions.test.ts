@@ -2,20 +2,18 @@
 // views per visit and time on page, and the filter operators contains_not, matches, matches_not and the
 // or/and/not groups, on a hand-computed fixture read raw, from daily rollups and from merged windows.
 import { randomUUID } from 'node:crypto';
-import { computeRollups } from '../../../../jobs/rollups/compute';
-import { computeWindow } from '../../../../jobs/rollups/windows';
 import { selectRows } from '../../../../lib/clickhouse/client';
 import type { EventRow } from '../../../../lib/ingest/job/rows';
 import { statsResponse } from '../../../../lib/stats/api';
 import { channelSql } from '../../../../lib/stats/channel';
-import { rollupCoverage, windowRun } from '../../../../lib/stats/coverage';
 import type { Dimension, ModelMetric, StatsRow } from '../../../../lib/stats/model';
 import type { FilterClause, StatsParams } from '../../../../lib/stats/params';
 import { parseJsonFilters } from '../../../../lib/stats/params';
-import { rollupPlan, runStats } from '../../../../lib/stats/run';
+import { runStats } from '../../../../lib/stats/run';
 import { addDays, parseDate, startOfDay } from '../../../../lib/stats/time';
 import { CHANNEL_CASES } from '../../../helpers/channelCases';
 import { createTestContext, type TestContext } from '../../../helpers/context';
+import { readStates } from '../../../helpers/readStates';
 import { eventRow, storeRows } from '../../../helpers/statsFixture';
 
 jest.setTimeout(180_000);
@@ -188,247 +186,229 @@ describe('channel rules in SQL', () => {
   });
 });
 
-describe.each([
-  ['raw events', async () => expect(await rollupCoverage(ctx.clickhouse, SITE, TZ)).toBeUndefined()],
-  [
-    'daily rollups',
-    async () => {
-      await computeRollups(ctx.clickhouse, SITE, TZ, parseDate(ROLLED[0])!, parseDate(ROLLED[1])!, { final: true });
-      expect(await rollupPlan(ctx.clickhouse, SITE, TZ, range.start, range.end)).toMatchObject({
-        firstDay: ROLLED[0],
-        lastDay: ROLLED[1],
+describe.each(readStates(() => ctx.clickhouse, { id: SITE, timeZone: TZ, rolled: ROLLED, range }))(
+  'read from %s',
+  (_state, prepare) => {
+    beforeAll(prepare);
+
+    it('totals: visits, views per visit and time on page', async () => {
+      const all = await total([], [...METRICS, 'time_on_page']);
+      expect(additive(all)).toEqual(days(7, 8, 10, 5));
+      expect(all.views_per_visit).toBe(1.6); // 64 pageviews / 40 visits
+      expect(all.time_on_page).toBe(8); // 63 s a day over 8 pageviews: 7.875
+    });
+
+    it('time on page by page: engaged time on the page per pageview of it', async () => {
+      const rows = await runStats(ctx.clickhouse, {
+        ...base,
+        metrics: ['time_on_page'],
+        filters: [],
+        dimension: 'page',
       });
-    },
-  ],
-  [
-    'merged windows',
-    async () => {
-      await computeWindow(
+      // /a: 30 s over 5 pageviews; /b: 12 s over 2; /c: 21 s over 1.
+      expect(byKey(rows, 'time_on_page')).toEqual({ '/a': 6, '/b': 6, '/c': 21 });
+    });
+
+    it('time on page by exit page: the visits’ engaged time per pageview of theirs', async () => {
+      const rows = await runStats(ctx.clickhouse, {
+        ...base,
+        metrics: ['time_on_page', 'visits'],
+        filters: [],
+        dimension: 'exit_page',
+      });
+      // /b: S1 (42 s, 2 pageviews) and S4 (1) → 14; /a: S2 (1), S3 (21 s, 2), S5 (1) → 5.25.
+      expect(Object.fromEntries(rows.map((r) => [r.key, r.values]))).toEqual({
+        '/b': { time_on_page: 14, visits: 2 * N },
+        '/a': { time_on_page: 5, visits: 3 * N },
+      });
+    });
+
+    it('week buckets start on Monday and add up to the range', async () => {
+      const rows = await runStats(ctx.clickhouse, {
+        ...base,
+        metrics: ['visitors', 'pageviews', 'visits', 'views_per_visit'],
+        filters: [],
+        dimension: 'time:week',
+      });
+      expect(Object.fromEntries(rows.map((r) => [r.key, r.values]))).toEqual({
+        '2026-03-09': { visitors: 7, pageviews: 48, visits: 30, views_per_visit: 1.6 },
+        '2026-03-16': { visitors: 7, pageviews: 16, visits: 10, views_per_visit: 1.6 },
+      });
+    });
+
+    it.each([
+      [
+        'channel',
+        {
+          'Organic Search': days(2, 3, 3, 1), // S1 and E6 (by its own values)
+          'Paid Social': days(1, 1, 2, 1),
+          Email: days(1, 2, 2, 1),
+          Direct: days(1, 1, 1, 1),
+          Referral: days(1, 1, 1, 1),
+          '': days(1, 0, 1, 0), // S7: no pageview, no visit values
+        },
+      ],
+      [
+        'referrer',
+        {
+          'google.com': days(1, 2, 2, 1),
+          'bing.com': days(1, 1, 1, 0),
+          'l.facebook.com': days(1, 1, 2, 1),
+          'Direct / None': days(2, 3, 3, 2), // S3 (tagged, no referrer) and S4
+          'blog.example.org': days(1, 1, 1, 1),
+          '': days(1, 0, 1, 0),
+        },
+      ],
+      [
+        'city',
+        {
+          Berlin: days(2, 3, 3, 2), // S1 (its Potsdam pageview too) and S5
+          Munich: days(1, 1, 2, 1),
+          Paris: days(1, 2, 2, 1),
+          Hamburg: days(1, 1, 1, 0),
+          '': days(2, 1, 2, 1), // S4 without geo, S7
+        },
+      ],
+      [
+        'region',
+        {
+          'Land Berlin': days(2, 3, 3, 2),
+          Bavaria: days(1, 1, 2, 1),
+          'Île-de-France': days(1, 2, 2, 1),
+          Hamburg: days(1, 1, 1, 0),
+          '': days(2, 1, 2, 1),
+        },
+      ],
+    ] as const)('by %s: the visit’s values, and the filters on them add up', async (key, expected) => {
+      const all = await total();
+      const rows = await runStats(ctx.clickhouse, { ...base, filters: [], dimension: key as Dimension });
+      expect(Object.fromEntries(rows.map((r) => [r.key, additive(r.values)]))).toEqual(expected);
+      for (const r of rows) {
+        const is = await total([{ key, operator: 'is', values: [r.key] }]);
+        const isNot = await total([{ key, operator: 'is_not', values: [r.key] }]);
+        expect([r.key, is]).toEqual([r.key, r.values]);
+        for (const m of ADDITIVE) expect([r.key, m, (is[m] ?? 0) + (isNot[m] ?? 0)]).toEqual([r.key, m, all[m]]);
+      }
+    });
+
+    it.each([
+      // Referrers ending in .org or .com: S1, E6, S2, S5.
+      ['matches', [['matches', 'referrer', ['\\.(org|com)$']]], days(4, 5, 6, 3)],
+      // The rest: S3, S4, and S7 (whose '' does not match).
+      ['matches_not', [['matches_not', 'referrer', ['\\.(org|com)$']]], days(3, 3, 4, 2)],
+      // Events not on a page containing /a: /b twice, /c, and the two custom events without a page (V1, V2, V3,
+      // V4, V7); visits holding a pageview not on /a: S1 (/b), S3 (/c), S4 (/b).
+      ['contains_not', [['contains_not', 'page', ['/a']]], days(5, 3, 5, 3)],
+      [
+        'or of two visit keys',
+        [
+          [
+            'or',
+            [
+              ['is', 'channel', ['Email']],
+              ['is', 'city', ['Munich']],
+            ],
+          ],
+        ],
+        days(2, 3, 4, 2),
+      ],
+      // /c's pageview (S3) and every event of S5; visits holding such a pageview: S3, S5.
+      [
+        'or of a page and a visit key',
+        [
+          [
+            'or',
+            [
+              ['is', 'page', ['/c']],
+              ['is', 'channel', ['Referral']],
+            ],
+          ],
+        ],
+        days(2, 2, 2, 2),
+      ],
+      // Not DE: S3 (FR), S4 (US), S7 (no visit values).
+      ['not', [['not', ['is', 'country', ['DE']]]], days(3, 3, 4, 2)],
+      // Not Direct, or on /b: every visit but S4, and S4's one pageview is on /b.
+      [
+        'nested',
+        [
+          [
+            'or',
+            [
+              ['not', ['is', 'channel', ['Direct']]],
+              ['is', 'page', ['/b']],
+            ],
+          ],
+        ],
+        days(7, 8, 10, 5),
+      ],
+      [
+        'a group beside a clause',
+        [
+          ['is', 'country', ['DE']],
+          [
+            'or',
+            [
+              ['is', 'channel', ['Organic Search']],
+              ['matches', 'page', ['^/c$']],
+            ],
+          ],
+        ],
+        days(2, 3, 3, 1), // S1 and E6 (DE, Organic Search); S3 is FR
+      ],
+    ])('filter %s', async (_name, filters, expected) => {
+      expect(additive(await total(json(filters)))).toEqual(expected);
+    });
+
+    it('the Stats API v2 answers channel breakdowns, new metrics and week buckets', async () => {
+      const website = { id: SITE, timezone: TZ };
+      const params = (over: Partial<StatsParams>): StatsParams => ({
+        siteId: SITE,
+        period: `custom:${DAYS[0]},${DAYS[N - 1]}`,
+        metrics: ['visitors', 'visits', 'views_per_visit'],
+        filters: [],
+        conversionFilters: [],
+        interval: 'day',
+        limit: 100,
+        page: 1,
+        ...over,
+      });
+      const breakdown = await statsResponse(
         ctx.clickhouse,
-        SITE,
-        TZ,
-        parseDate(ROLLED[0])!,
-        parseDate(ROLLED[1])!,
-        (await rollupCoverage(ctx.clickhouse, SITE, TZ))!,
+        website,
+        'breakdown',
+        params({ property: 'visit:channel' }),
+        'v2',
       );
-      expect(await windowRun(ctx.clickhouse, SITE, TZ, ROLLED[0], ROLLED[1], 0)).toMatch(/^[1-9]\d*$/);
-    },
-  ],
-])('read from %s', (_state, prepare) => {
-  beforeAll(prepare);
-
-  it('totals: visits, views per visit and time on page', async () => {
-    const all = await total([], [...METRICS, 'time_on_page']);
-    expect(additive(all)).toEqual(days(7, 8, 10, 5));
-    expect(all.views_per_visit).toBe(1.6); // 64 pageviews / 40 visits
-    expect(all.time_on_page).toBe(8); // 63 s a day over 8 pageviews: 7.875
-  });
-
-  it('time on page by page: engaged time on the page per pageview of it', async () => {
-    const rows = await runStats(ctx.clickhouse, { ...base, metrics: ['time_on_page'], filters: [], dimension: 'page' });
-    // /a: 30 s over 5 pageviews; /b: 12 s over 2; /c: 21 s over 1.
-    expect(byKey(rows, 'time_on_page')).toEqual({ '/a': 6, '/b': 6, '/c': 21 });
-  });
-
-  it('time on page by exit page: the visits’ engaged time per pageview of theirs', async () => {
-    const rows = await runStats(ctx.clickhouse, {
-      ...base,
-      metrics: ['time_on_page', 'visits'],
-      filters: [],
-      dimension: 'exit_page',
+      expect(breakdown.results).toEqual([
+        { channel: 'Organic Search', visitors: 2, visits: 8, views_per_visit: 3 },
+        { channel: 'Direct', visitors: 1, visits: 8, views_per_visit: 1 },
+        { channel: 'Email', visitors: 1, visits: 8, views_per_visit: 2 },
+        { channel: 'Paid Social', visitors: 1, visits: 8, views_per_visit: 1 },
+        { channel: 'Referral', visitors: 1, visits: 8, views_per_visit: 1 },
+      ]);
+      const weeks = await statsResponse(
+        ctx.clickhouse,
+        website,
+        'timeseries',
+        params({ interval: 'week', metrics: ['visits'] }),
+        'v2',
+      );
+      expect(weeks.results).toEqual([
+        { date: '2026-03-09', visits: 30 },
+        { date: '2026-03-16', visits: 10 },
+      ]);
+      const grouped = await statsResponse(
+        ctx.clickhouse,
+        website,
+        'aggregate',
+        params({ metrics: ['visitors'], filters: json([['not', ['is', 'channel', ['Direct']]]]) }),
+        'v2',
+      );
+      expect(grouped.results).toEqual({ visitors: { value: 6 } });
+      expect(grouped.meta.filters_applied).toEqual([
+        { operator: 'not', clauses: [{ key: 'channel', operator: 'is', values: ['Direct'] }] },
+      ]);
     });
-    // /b: S1 (42 s, 2 pageviews) and S4 (1) → 14; /a: S2 (1), S3 (21 s, 2), S5 (1) → 5.25.
-    expect(Object.fromEntries(rows.map((r) => [r.key, r.values]))).toEqual({
-      '/b': { time_on_page: 14, visits: 2 * N },
-      '/a': { time_on_page: 5, visits: 3 * N },
-    });
-  });
-
-  it('week buckets start on Monday and add up to the range', async () => {
-    const rows = await runStats(ctx.clickhouse, {
-      ...base,
-      metrics: ['visitors', 'pageviews', 'visits', 'views_per_visit'],
-      filters: [],
-      dimension: 'time:week',
-    });
-    expect(Object.fromEntries(rows.map((r) => [r.key, r.values]))).toEqual({
-      '2026-03-09': { visitors: 7, pageviews: 48, visits: 30, views_per_visit: 1.6 },
-      '2026-03-16': { visitors: 7, pageviews: 16, visits: 10, views_per_visit: 1.6 },
-    });
-  });
-
-  it.each([
-    [
-      'channel',
-      {
-        'Organic Search': days(2, 3, 3, 1), // S1 and E6 (by its own values)
-        'Paid Social': days(1, 1, 2, 1),
-        Email: days(1, 2, 2, 1),
-        Direct: days(1, 1, 1, 1),
-        Referral: days(1, 1, 1, 1),
-        '': days(1, 0, 1, 0), // S7: no pageview, no visit values
-      },
-    ],
-    [
-      'referrer',
-      {
-        'google.com': days(1, 2, 2, 1),
-        'bing.com': days(1, 1, 1, 0),
-        'l.facebook.com': days(1, 1, 2, 1),
-        'Direct / None': days(2, 3, 3, 2), // S3 (tagged, no referrer) and S4
-        'blog.example.org': days(1, 1, 1, 1),
-        '': days(1, 0, 1, 0),
-      },
-    ],
-    [
-      'city',
-      {
-        Berlin: days(2, 3, 3, 2), // S1 (its Potsdam pageview too) and S5
-        Munich: days(1, 1, 2, 1),
-        Paris: days(1, 2, 2, 1),
-        Hamburg: days(1, 1, 1, 0),
-        '': days(2, 1, 2, 1), // S4 without geo, S7
-      },
-    ],
-    [
-      'region',
-      {
-        'Land Berlin': days(2, 3, 3, 2),
-        Bavaria: days(1, 1, 2, 1),
-        'Île-de-France': days(1, 2, 2, 1),
-        Hamburg: days(1, 1, 1, 0),
-        '': days(2, 1, 2, 1),
-      },
-    ],
-  ] as const)('by %s: the visit’s values, and the filters on them add up', async (key, expected) => {
-    const all = await total();
-    const rows = await runStats(ctx.clickhouse, { ...base, filters: [], dimension: key as Dimension });
-    expect(Object.fromEntries(rows.map((r) => [r.key, additive(r.values)]))).toEqual(expected);
-    for (const r of rows) {
-      const is = await total([{ key, operator: 'is', values: [r.key] }]);
-      const isNot = await total([{ key, operator: 'is_not', values: [r.key] }]);
-      expect([r.key, is]).toEqual([r.key, r.values]);
-      for (const m of ADDITIVE) expect([r.key, m, (is[m] ?? 0) + (isNot[m] ?? 0)]).toEqual([r.key, m, all[m]]);
-    }
-  });
-
-  it.each([
-    // Referrers ending in .org or .com: S1, E6, S2, S5.
-    ['matches', [['matches', 'referrer', ['\\.(org|com)$']]], days(4, 5, 6, 3)],
-    // The rest: S3, S4, and S7 (whose '' does not match).
-    ['matches_not', [['matches_not', 'referrer', ['\\.(org|com)$']]], days(3, 3, 4, 2)],
-    // Events not on a page containing /a: /b twice, /c, and the two custom events without a page (V1, V2, V3,
-    // V4, V7); visits holding a pageview not on /a: S1 (/b), S3 (/c), S4 (/b).
-    ['contains_not', [['contains_not', 'page', ['/a']]], days(5, 3, 5, 3)],
-    [
-      'or of two visit keys',
-      [
-        [
-          'or',
-          [
-            ['is', 'channel', ['Email']],
-            ['is', 'city', ['Munich']],
-          ],
-        ],
-      ],
-      days(2, 3, 4, 2),
-    ],
-    // /c's pageview (S3) and every event of S5; visits holding such a pageview: S3, S5.
-    [
-      'or of a page and a visit key',
-      [
-        [
-          'or',
-          [
-            ['is', 'page', ['/c']],
-            ['is', 'channel', ['Referral']],
-          ],
-        ],
-      ],
-      days(2, 2, 2, 2),
-    ],
-    // Not DE: S3 (FR), S4 (US), S7 (no visit values).
-    ['not', [['not', ['is', 'country', ['DE']]]], days(3, 3, 4, 2)],
-    // Not Direct, or on /b: every visit but S4, and S4's one pageview is on /b.
-    [
-      'nested',
-      [
-        [
-          'or',
-          [
-            ['not', ['is', 'channel', ['Direct']]],
-            ['is', 'page', ['/b']],
-          ],
-        ],
-      ],
-      days(7, 8, 10, 5),
-    ],
-    [
-      'a group beside a clause',
-      [
-        ['is', 'country', ['DE']],
-        [
-          'or',
-          [
-            ['is', 'channel', ['Organic Search']],
-            ['matches', 'page', ['^/c$']],
-          ],
-        ],
-      ],
-      days(2, 3, 3, 1), // S1 and E6 (DE, Organic Search); S3 is FR
-    ],
-  ])('filter %s', async (_name, filters, expected) => {
-    expect(additive(await total(json(filters)))).toEqual(expected);
-  });
-
-  it('the Stats API v2 answers channel breakdowns, new metrics and week buckets', async () => {
-    const website = { id: SITE, timezone: TZ };
-    const params = (over: Partial<StatsParams>): StatsParams => ({
-      siteId: SITE,
-      period: `custom:${DAYS[0]},${DAYS[N - 1]}`,
-      metrics: ['visitors', 'visits', 'views_per_visit'],
-      filters: [],
-      conversionFilters: [],
-      interval: 'day',
-      limit: 100,
-      page: 1,
-      ...over,
-    });
-    const breakdown = await statsResponse(
-      ctx.clickhouse,
-      website,
-      'breakdown',
-      params({ property: 'visit:channel' }),
-      'v2',
-    );
-    expect(breakdown.results).toEqual([
-      { channel: 'Organic Search', visitors: 2, visits: 8, views_per_visit: 3 },
-      { channel: 'Direct', visitors: 1, visits: 8, views_per_visit: 1 },
-      { channel: 'Email', visitors: 1, visits: 8, views_per_visit: 2 },
-      { channel: 'Paid Social', visitors: 1, visits: 8, views_per_visit: 1 },
-      { channel: 'Referral', visitors: 1, visits: 8, views_per_visit: 1 },
-    ]);
-    const weeks = await statsResponse(
-      ctx.clickhouse,
-      website,
-      'timeseries',
-      params({ interval: 'week', metrics: ['visits'] }),
-      'v2',
-    );
-    expect(weeks.results).toEqual([
-      { date: '2026-03-09', visits: 30 },
-      { date: '2026-03-16', visits: 10 },
-    ]);
-    const grouped = await statsResponse(
-      ctx.clickhouse,
-      website,
-      'aggregate',
-      params({ metrics: ['visitors'], filters: json([['not', ['is', 'channel', ['Direct']]]]) }),
-      'v2',
-    );
-    expect(grouped.results).toEqual({ visitors: { value: 6 } });
-    expect(grouped.meta.filters_applied).toEqual([
-      { operator: 'not', clauses: [{ key: 'channel', operator: 'is', values: ['Direct'] }] },
-    ]);
-  });
-});
+  },
+);

@@ -2,16 +2,14 @@
 // every event of the visit: a breakdown by a key and the filters on it add up (breakdown row X = filter is X,
 // is X + is not X = total), read raw, from daily rollups and from merged windows alike.
 import { randomUUID } from 'node:crypto';
-import { computeRollups } from '../../../../jobs/rollups/compute';
-import { computeWindow } from '../../../../jobs/rollups/windows';
 import type { EventRow } from '../../../../lib/ingest/job/rows';
 import { statsResponse } from '../../../../lib/stats/api';
-import { rollupCoverage, windowRun } from '../../../../lib/stats/coverage';
 import type { Dimension, ModelMetric, StatsRow } from '../../../../lib/stats/model';
 import type { Filter, StatsParams } from '../../../../lib/stats/params';
-import { rollupPlan, runEventBreakdowns, runStats } from '../../../../lib/stats/run';
+import { runEventBreakdowns, runStats } from '../../../../lib/stats/run';
 import { addDays, parseDate, startOfDay } from '../../../../lib/stats/time';
 import { createTestContext, type TestContext } from '../../../helpers/context';
+import { readStates } from '../../../helpers/readStates';
 import { eventRow, storeRows } from '../../../helpers/statsFixture';
 
 jest.setTimeout(120_000);
@@ -216,92 +214,69 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-describe.each([
-  ['raw events', async () => expect(await rollupCoverage(ctx.clickhouse, SITE, TZ)).toBeUndefined()],
-  [
-    'daily rollups',
-    async () => {
-      await computeRollups(ctx.clickhouse, SITE, TZ, parseDate(ROLLED[0])!, parseDate(ROLLED[1])!, { final: true });
-      expect(await rollupPlan(ctx.clickhouse, SITE, TZ, range.start, range.end)).toMatchObject({
-        firstDay: ROLLED[0],
-        lastDay: ROLLED[1],
-      });
-    },
-  ],
-  [
-    'merged windows',
-    async () => {
-      await computeWindow(
-        ctx.clickhouse,
-        SITE,
-        TZ,
-        parseDate(ROLLED[0])!,
-        parseDate(ROLLED[1])!,
-        (await rollupCoverage(ctx.clickhouse, SITE, TZ))!,
+describe.each(readStates(() => ctx.clickhouse, { id: SITE, timeZone: TZ, rolled: ROLLED, range }))(
+  'read from %s',
+  (_state, prepare) => {
+    beforeAll(prepare);
+
+    it('a Chrome visit’s server event without browser is Chrome: breakdown and browser!=Chrome agree', async () => {
+      // V2, V4 (no session: its own, no browser) and V5 (no pageview: no visit values); not V1 for its server event.
+      expect((await total(filter('browser', 'is_not', 'Chrome'))).visitors).toBe(3);
+      const rows = await runStats(ctx.clickhouse, { ...base, filters: [], dimension: 'browser' });
+      const visitors = Object.fromEntries(rows.map((r) => [r.key, r.values.visitors]));
+      // V1 and V3 (V5's session has no pageview: no browser); V2 by its first pageview; V4 without a session by its own ('').
+      expect(visitors).toEqual({ Chrome: 2, Firefox: 1, '': 2 });
+      expect((await total(filter('browser', 'is', 'Chrome'))).events).toBe(
+        rows.find((r) => r.key === 'Chrome')?.values.events,
       );
-      expect(await windowRun(ctx.clickhouse, SITE, TZ, ROLLED[0], ROLLED[1], 0)).toMatch(/^[1-9]\d*$/);
-    },
-  ],
-])('read from %s', (_state, prepare) => {
-  beforeAll(prepare);
-
-  it('a Chrome visit’s server event without browser is Chrome: breakdown and browser!=Chrome agree', async () => {
-    // V2, V4 (no session: its own, no browser) and V5 (no pageview: no visit values); not V1 for its server event.
-    expect((await total(filter('browser', 'is_not', 'Chrome'))).visitors).toBe(3);
-    const rows = await runStats(ctx.clickhouse, { ...base, filters: [], dimension: 'browser' });
-    const visitors = Object.fromEntries(rows.map((r) => [r.key, r.values.visitors]));
-    // V1 and V3 (V5's session has no pageview: no browser); V2 by its first pageview; V4 without a session by its own ('').
-    expect(visitors).toEqual({ Chrome: 2, Firefox: 1, '': 2 });
-    expect((await total(filter('browser', 'is', 'Chrome'))).events).toBe(
-      rows.find((r) => r.key === 'Chrome')?.values.events,
-    );
-    for (const version of ['v1', 'v2'] as const) {
-      const api = await statsApiChrome(version);
-      expect(api.rows).toEqual([
-        { browser: 'Chrome', visitors: 2 },
-        { browser: 'Firefox', visitors: 1 },
+      for (const version of ['v1', 'v2'] as const) {
+        const api = await statsApiChrome(version);
+        expect(api.rows).toEqual([
+          { browser: 'Chrome', visitors: 2 },
+          { browser: 'Firefox', visitors: 1 },
+        ]);
+        expect(api.notChrome).toBe(3);
+      }
+      // The External API's technology breakdowns (several keys in one pass) agree as well.
+      const shared = await runEventBreakdowns(ctx.clickhouse, { ...base, filters: [] }, [
+        'browser',
+        'country',
+        'device',
+        'os',
       ]);
-      expect(api.notChrome).toBe(3);
-    }
-    // The External API's technology breakdowns (several keys in one pass) agree as well.
-    const shared = await runEventBreakdowns(ctx.clickhouse, { ...base, filters: [] }, [
-      'browser',
-      'country',
-      'device',
-      'os',
-    ]);
-    expect(Object.fromEntries(shared.browser.map((r) => [r.key, r.values.visitors]))).toEqual(visitors);
-  });
+      expect(Object.fromEntries(shared.browser.map((r) => [r.key, r.values.visitors]))).toEqual(visitors);
+    });
 
-  it('a visit that changes client keeps its first pageview’s country, device, OS and browser', async () => {
-    for (const [key, first, later] of [
-      ['country', 'US', 'FR'],
-      ['device', 'mobile', 'tablet'],
-      ['os', 'iOS', 'Android'],
-      ['browser', 'Firefox', 'Safari'],
-    ] as const) {
-      const rows = await runStats(ctx.clickhouse, {
-        ...base,
-        filters: [],
-        dimension: key,
-        metrics: ['pageviews', 'visits'],
-      });
-      expect([key, rows.find((r) => r.key === later)]).toEqual([key, undefined]);
-      expect([key, rows.find((r) => r.key === first)?.values.pageviews]).toEqual([key, key === 'country' ? 15 : 10]); // V2's 2 a day (and V4's, US)
-      expect([key, (await total(filter(key, 'is', later))).pageviews ?? 0]).toEqual([key, 0]);
-    }
-  });
+    it('a visit that changes client keeps its first pageview’s country, device, OS and browser', async () => {
+      for (const [key, first, later] of [
+        ['country', 'US', 'FR'],
+        ['device', 'mobile', 'tablet'],
+        ['os', 'iOS', 'Android'],
+        ['browser', 'Firefox', 'Safari'],
+      ] as const) {
+        const rows = await runStats(ctx.clickhouse, {
+          ...base,
+          filters: [],
+          dimension: key,
+          metrics: ['pageviews', 'visits'],
+        });
+        expect([key, rows.find((r) => r.key === later)]).toEqual([key, undefined]);
+        expect([key, rows.find((r) => r.key === first)?.values.pageviews]).toEqual([key, key === 'country' ? 15 : 10]); // V2's 2 a day (and V4's, US)
+        expect([key, (await total(filter(key, 'is', later))).pageviews ?? 0]).toEqual([key, 0]);
+      }
+    });
 
-  it('several visit-key filters select the visits whose values satisfy all of them', async () => {
-    const visitors = async (filters: Filter[]) => (await total(filters)).visitors ?? 0;
-    const both = (a: Filter[], b: Filter[]) => [...a, ...b];
-    expect(await visitors(both(filter('country', 'is', 'DE'), filter('browser', 'is', 'Chrome')))).toBe(2); // V1, V3
-    // V4 by its own values (US, no browser), V5 without visit values; not V1 (its browserless event) nor V2 (its FR Safari pageview).
-    expect(await visitors(both(filter('country', 'is_not', 'DE'), filter('browser', 'is_not', 'Firefox')))).toBe(2);
-    expect(await visitors(both(filter('country', 'is', ''), filter('source', 'is_not', 'Google')))).toBe(1); // V5
-  });
+    it('several visit-key filters select the visits whose values satisfy all of them', async () => {
+      const visitors = async (filters: Filter[]) => (await total(filters)).visitors ?? 0;
+      const both = (a: Filter[], b: Filter[]) => [...a, ...b];
+      expect(await visitors(both(filter('country', 'is', 'DE'), filter('browser', 'is', 'Chrome')))).toBe(2); // V1, V3
+      // V4 by its own values (US, no browser), V5 without visit values; not V1 (its browserless event) nor V2 (its FR Safari pageview).
+      expect(await visitors(both(filter('country', 'is_not', 'DE'), filter('browser', 'is_not', 'Firefox')))).toBe(2);
+      expect(await visitors(both(filter('country', 'is', ''), filter('source', 'is_not', 'Google')))).toBe(1); // V5
+    });
 
-  it.each(KEYS)('a breakdown by %s and its filters add up', async (key) => {
-    expect(await disagreements(key)).toEqual([]);
-  });
-});
+    it.each(KEYS)('a breakdown by %s and its filters add up', async (key) => {
+      expect(await disagreements(key)).toEqual([]);
+    });
+  },
+);
