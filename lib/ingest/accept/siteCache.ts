@@ -5,7 +5,9 @@
 import type { Pool } from 'pg';
 import { exclusionRules } from '../../accounts/exclusions';
 import { getTeam } from '../../accounts/teams';
+import { markVerified } from '../../accounts/websiteSettings';
 import { getWebsiteByTrackingCode, type WebsiteRow } from '../../accounts/websites';
+import type { Logger } from '../../log';
 import type { PlanName } from '../../plans';
 import { compileIpRules, compilePathRules, type Matcher } from './exclusions';
 
@@ -18,12 +20,17 @@ export interface SiteConfig {
   excludesIp: Matcher<string | undefined>;
   /** True for a decoded pathname one of the website's path patterns matches. */
   excludesPath: Matcher<string>;
+  /** Set once this entry has asked for the website to be marked verified (at most one UPDATE per entry). */
+  verificationSent?: boolean;
 }
 
 export class SiteConfigCache {
   private readonly entries = new Map<string, { at: number; value: SiteConfig | null }>();
 
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly logger?: Logger,
+  ) {}
 
   async get(trackingCode: string, now = Date.now()): Promise<SiteConfig | null> {
     const hit = this.entries.get(trackingCode);
@@ -45,6 +52,20 @@ export class SiteConfigCache {
     if (this.entries.size > 50_000) this.entries.clear();
     this.entries.set(trackingCode, { at: now, value });
     return value;
+  }
+
+  /**
+   * The tracker reported a page on the website's own domains: mark it verified. While the row reads unverified
+   * this costs one conditional UPDATE per process and cache entry, after that nothing (the reloaded entry says
+   * verified). Not awaited by ingestion; a failure is logged and retried with a later entry.
+   */
+  noteOwnDomain(site: SiteConfig): void {
+    if (site.website.verification_status === 'verified' || site.verificationSent) return;
+    site.verificationSent = true;
+    markVerified(this.pool, site.website).then(
+      () => this.invalidate(site.website.tracking_code),
+      (err: Error) => this.logger?.warn({ err, websiteId: site.website.id }, 'domain verification not recorded'),
+    );
   }
 
   /** Forget a website after a change to its settings or exclusions. */
