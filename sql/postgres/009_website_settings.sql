@@ -16,6 +16,7 @@ CREATE TABLE website_notifications (
 );
 
 -- The payment provider whose purchases the website reports (DESIGN §3 "Payment providers"); null = not chosen.
+-- The list is PAYMENT_PROVIDERS of lib/ingest/accept/serverSchemas.ts; a new provider changes both.
 ALTER TABLE websites ADD COLUMN revenue_provider text
   CHECK (revenue_provider IN ('stripe', 'paddle', 'lemonsqueezy', 'server'));
 
@@ -23,7 +24,7 @@ ALTER TABLE websites ADD COLUMN revenue_provider text
 -- domain or an allowed one. The status and the time always agree.
 ALTER TABLE websites ADD COLUMN verified_at timestamptz;
 UPDATE websites SET verified_at = updated_at WHERE verification_status = 'verified';
-UPDATE websites SET verification_status = 'unverified' WHERE verification_status <> 'verified';
+UPDATE websites SET verification_status = 'unverified' WHERE verification_status NOT IN ('unverified', 'verified');
 ALTER TABLE websites
   ADD CONSTRAINT websites_verification_status CHECK (verification_status IN ('unverified', 'verified')),
   ADD CONSTRAINT websites_verified_at CHECK ((verification_status = 'verified') = (verified_at IS NOT NULL));
