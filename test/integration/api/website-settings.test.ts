@@ -83,6 +83,28 @@ describe('GET/PUT /notifications', () => {
     });
   });
 
+  it('concurrent saves of different fields all land (the first included)', async () => {
+    const site = await createWebsite(ctx, owner, 'notify-race.example.com');
+    const saves = [
+      { weekly_report: false },
+      { monthly_report: false },
+      { anomaly_min_severity: 'info' },
+      { report_recipients: ['race@example.com'] },
+      { slack_webhook_url: 'https://hooks.example.com/race' },
+    ];
+    const answers = await Promise.all(
+      saves.map((body) => call('PUT', path(site.id, 'notifications'), { token: owner.token, body })),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    const read = await call('GET', path(site.id, 'notifications'), { token: owner.token });
+    expect(read.body.data).toMatchObject({
+      anomaly_min_severity: 'info',
+      report_recipients: ['race@example.com'],
+      slack_webhook_set: true,
+      slack_webhook_host: 'hooks.example.com',
+    });
+  });
+
   it('refuses preferences that could never be delivered', async () => {
     const site = await createWebsite(ctx, owner, 'notify-undeliverable.example.com');
     const reports = await call('PUT', path(site.id, 'notifications'), {
