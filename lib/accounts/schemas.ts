@@ -10,7 +10,7 @@ import { z } from '../zod';
 export const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
 export const password = z.string().min(8, 'must be at least 8 characters').max(512);
 const fullName = z.string().trim().min(1).max(200);
-const domainName = z
+export const domainName = z
   .string()
   .trim()
   .toLowerCase()
