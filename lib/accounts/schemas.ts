@@ -44,6 +44,8 @@ export const updateProfileBody = z.object({
     .optional(),
 });
 export const changePasswordBody = z.object({ current_password: z.string().min(1).max(512), new_password: password });
+/** Deleting one's account asks for the password again: a token alone (a left-open tab) cannot delete it. */
+export const deleteAccountBody = z.object({ password: z.string().min(1).max(512) });
 
 export const createWebsiteBody = z.object({
   domain: domainName,
