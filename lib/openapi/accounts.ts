@@ -99,7 +99,7 @@ export function registerAccounts(r: OpenAPIRegistry): void {
     method: 'delete',
     path: '/api/users/me',
     summary:
-      'Delete the caller’s account (the password again in the body): the user, their sessions and memberships, and every team left without another active member, with its websites and their analytics, API keys and conversations',
+      'Delete the caller’s account (the password again in the body; a wrong one is 401): the user, their sessions and memberships, and every team left without another active member, with its websites and their analytics, API keys and conversations. 409 LAST_OWNER while the caller is the last owner of a team with other active members; 409 INSTANCE_OWNER for the instance owner',
     body: deleteAccountBody,
     data: deletedView,
     errors: errors([401, 404, 409], true),
