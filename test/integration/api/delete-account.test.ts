@@ -175,3 +175,31 @@ test('two deletions of one account at once: one succeeds, the other is a 4xx', a
   expect(statuses[0]).toBe(200);
   expect([401, 404]).toContain(statuses[1]);
 });
+
+test('by role in a shared team: a viewer, editor, admin or second owner leaves it; its sole owner is refused', async () => {
+  const owner = await registerUser(ctx, 'pro', 'teamowner');
+  const site = await createWebsite(ctx, owner, 'roles.example.com');
+  const convo = await call('POST', '/api/conversations', { token: owner.token, body: { title: 'Team notes' } });
+  await storeRows(ctx.clickhouse, [eventRow(site.id, { ts: new Date(Date.now() - 60_000).toISOString() })]);
+  for (const role of ['viewer', 'editor', 'admin', 'owner']) {
+    const member = await registerUser(ctx, 'free', role);
+    await addMember(owner, site.id, member, role);
+    expect([role, (await del(member)).status]).toEqual([role, 200]);
+    // The team, its website, its analytics and its conversations are untouched.
+    expect((await call('GET', `/api/websites/${site.id}`, { token: owner.token })).status).toBe(200);
+    expect((await call('GET', `/api/conversations/${convo.body.data.id}`, { token: owner.token })).status).toBe(200);
+    expect(await chRows(site.id)).toBeGreaterThan(0);
+    // Its own personal team went with it.
+    expect(await rowCount('SELECT 1 FROM teams WHERE id = $1', [member.teamId])).toBe(0);
+  }
+  // Everyone else has left: the owner is the team's only member and may go, with the team.
+  expect((await del(owner)).status).toBe(200);
+  expect(await rowCount('SELECT 1 FROM websites WHERE id = $1', [site.id])).toBe(0);
+  expect(await chRows(site.id)).toBe(0);
+
+  const soleOwner = await registerUser(ctx, 'pro', 'sole');
+  const shared = await createWebsite(ctx, soleOwner, 'sole.example.com');
+  await addMember(soleOwner, shared.id, await registerUser(ctx, 'free', 'stays'), 'viewer');
+  const refused = await del(soleOwner);
+  expect([refused.status, refused.body.error.code]).toEqual([409, 'LAST_OWNER']);
+});
