@@ -39,6 +39,8 @@ export const updateConversationBody = z.object({
         timestamp: z
           .string()
           .datetime({ offset: true })
+          // Years past 9999 in UTC would not read back as ISO 8601's four-digit years.
+          .refine((v) => new Date(v).getUTCFullYear() <= 9999, 'must be a time before the year 10000')
           .optional()
           .openapi({ description: 'Kept when given (as UTC); the server’s time when left out.' }),
       }),

@@ -317,6 +317,12 @@ describe('bad input is a 4xx, never a 500', () => {
       [
         'PUT',
         `/api/conversations/${id}`,
+        { messages: [{ role: 'user', content: 'x', timestamp: '9999-12-31T23:59:59-23:59' }] },
+        'messages.0.timestamp',
+      ],
+      [
+        'PUT',
+        `/api/conversations/${id}`,
         { messages: Array.from({ length: MAX_MESSAGES + 1 }, () => ({ role: 'user', content: 'x' })) },
         'messages',
       ],
