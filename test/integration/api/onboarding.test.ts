@@ -1,7 +1,7 @@
 // Onboarding progress (issue 23): per user, defaults until the first save, an upsert that changes only the
 // fields given, and bad input a 400 (or 413), never a 500.
 import { MAX_ONBOARDING_DATA_BYTES, MAX_ONBOARDING_STEP } from '../../../lib/accounts/onboarding';
-import { registerUser, type TestUser } from '../../helpers/accounts';
+import { createWebsite, registerUser, type TestUser } from '../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../helpers/context';
 import { client } from '../../helpers/http';
 
@@ -60,6 +60,28 @@ test('progress is the user’s own: another user still sees the defaults', async
   await call('POST', P, { token: alice.token, body: { step: 5 } });
   const res = await call('GET', P, { token: bob.token });
   expect(res.body.data).toMatchObject({ user_id: bob.id, current_step: 0, completed: false, data: {} });
+});
+
+test('team roles do not reach it: each member of a team, viewer to owner, reads and writes only their own', async () => {
+  const owner = await registerUser(ctx, 'pro', 'owner');
+  const site = await createWebsite(ctx, owner, 'onboarding.example.com');
+  const members: TestUser[] = [owner];
+  for (const role of ['viewer', 'editor', 'admin']) {
+    const member = await registerUser(ctx, 'free', role);
+    const added = await call('POST', `/api/websites/${site.id}/team-members`, {
+      token: owner.token,
+      body: { email: member.email, role },
+    });
+    expect(added.status).toBe(201);
+    members.push(member);
+  }
+  for (const [i, m] of members.entries()) {
+    expect((await call('POST', P, { token: m.token, body: { step: 10 + i, data: { who: m.id } } })).status).toBe(200);
+  }
+  for (const [i, m] of members.entries()) {
+    const res = await call('GET', P, { token: m.token });
+    expect(res.body.data).toMatchObject({ user_id: m.id, current_step: 10 + i, data: { who: m.id } });
+  }
 });
 
 test('401 without a valid Bearer token', async () => {
