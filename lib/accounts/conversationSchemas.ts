@@ -8,8 +8,8 @@ export const MAX_TITLE_LENGTH = 200;
 export const MAX_CONTENT_LENGTH = 20_000;
 export const MAX_MESSAGES = 200;
 export const MAX_ROLE_LENGTH = 32;
-/** The conversations list answers the most recently updated ones, at most this many. */
-export const MAX_LISTED_CONVERSATIONS = 500;
+/** Conversations a team may keep: with the caps above, a bound on what one team stores; the list shows them all. */
+export const MAX_CONVERSATIONS_PER_TEAM = 500;
 
 const title = storable(z.string().trim().min(1).max(MAX_TITLE_LENGTH));
 const role = z

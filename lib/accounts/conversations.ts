@@ -2,16 +2,18 @@
 // them. Each statement on one conversation checks the caller's membership of its team in its own WHERE, so
 // another team's conversation and an unknown id answer alike (404).
 import type { Pool } from 'pg';
+import { withTransaction } from '../db/pool';
 import { HttpError, notFound } from '../errors';
 import {
   type AppendMessageBody,
   type ConversationSummaryView,
   type ConversationView,
-  MAX_LISTED_CONVERSATIONS,
+  MAX_CONVERSATIONS_PER_TEAM,
   MAX_MESSAGES,
   type MessageView,
   type UpdateConversationBody,
 } from './conversationSchemas';
+import { lockTeam } from './teams';
 
 interface ConversationRow {
   id: string;
@@ -51,21 +53,36 @@ const conversationFull = () =>
     `A conversation holds at most ${MAX_MESSAGES} messages; start a new conversation`,
   );
 
-/** The team's conversations without their messages, most recently updated first. */
+/** The team's conversations (all of them: a team keeps at most the cap) without their messages, most recently updated first. */
 export async function listConversations(pool: Pool, teamId: string): Promise<ConversationSummaryView[]> {
   const { rows } = await pool.query<ConversationRow>(
     `SELECT ${SUMMARY} FROM conversations c WHERE c.team_id = $1 ORDER BY c.updated_at DESC, c.id LIMIT $2`,
-    [teamId, MAX_LISTED_CONVERSATIONS],
+    [teamId, MAX_CONVERSATIONS_PER_TEAM],
   );
   return rows.map(summaryView);
 }
 
+/** A new conversation, unless the team already keeps its maximum (the team row is locked while counting). */
 export async function createConversation(pool: Pool, teamId: string, title: string): Promise<ConversationView> {
-  const { rows } = await pool.query<ConversationRow>(
-    `INSERT INTO conversations AS c (team_id, title) VALUES ($1, $2) RETURNING ${FULL}`,
-    [teamId, title],
-  );
-  return conversationView(rows[0]);
+  return withTransaction(pool, async (client) => {
+    await lockTeam(client, teamId);
+    const { rows: count } = await client.query<{ n: string }>(
+      'SELECT count(*) AS n FROM conversations WHERE team_id = $1',
+      [teamId],
+    );
+    if (Number(count[0].n) >= MAX_CONVERSATIONS_PER_TEAM) {
+      throw new HttpError(
+        409,
+        'CONVERSATION_LIMIT_REACHED',
+        `A team keeps at most ${MAX_CONVERSATIONS_PER_TEAM} conversations; delete some to start new ones`,
+      );
+    }
+    const { rows } = await client.query<ConversationRow>(
+      `INSERT INTO conversations AS c (team_id, title) VALUES ($1, $2) RETURNING ${FULL}`,
+      [teamId, title],
+    );
+    return conversationView(rows[0]);
+  });
 }
 
 export async function getConversation(pool: Pool, id: string, userId: string): Promise<ConversationView> {

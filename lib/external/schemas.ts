@@ -111,6 +111,7 @@ export const ERROR_CODES = [
   'INVALID_FUNNEL_STEPS',
   // Conversations; deleting one's account
   'CONVERSATION_FULL',
+  'CONVERSATION_LIMIT_REACHED',
   'LAST_OWNER',
   'INSTANCE_OWNER',
 ] as const;

@@ -6,6 +6,7 @@ import {
   conversationView,
   createConversationBody,
   listConversationsQuery,
+  MAX_CONVERSATIONS_PER_TEAM,
   MAX_MESSAGES,
   updateConversationBody,
 } from '../accounts/conversationSchemas';
@@ -24,7 +25,7 @@ export function registerConversations(r: OpenAPIRegistry): void {
     {
       ...DASHBOARD_STATUS_TEXT,
       404: NOT_A_MEMBER,
-      409: `The conversation already holds ${MAX_MESSAGES} messages (CONVERSATION_FULL).`,
+      409: `The conversation already holds ${MAX_MESSAGES} messages (CONVERSATION_FULL); creating one, the team already keeps ${MAX_CONVERSATIONS_PER_TEAM} (CONVERSATION_LIMIT_REACHED).`,
     },
     PARAMS,
   );
@@ -37,7 +38,7 @@ export function registerConversations(r: OpenAPIRegistry): void {
   op({
     method: 'get',
     path: C,
-    summary: 'The team’s conversations without messages, most recently updated first (at most 500; any member)',
+    summary: 'The team’s conversations without messages, most recently updated first (any member)',
     query: listConversationsQuery,
     data: z.array(summary),
     errors: errors([401, 404]),
@@ -49,7 +50,7 @@ export function registerConversations(r: OpenAPIRegistry): void {
     body: createConversationBody,
     data: full,
     status: 201,
-    errors: errors([401, 404], true),
+    errors: errors([401, 404, 409], true),
   });
   op({
     method: 'get',

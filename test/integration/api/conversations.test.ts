@@ -2,7 +2,12 @@
 // member of the team; nobody else, and another team's conversation is 404), bad input never a 500, and
 // concurrent appends none of which is lost.
 import { randomUUID } from 'node:crypto';
-import { MAX_CONTENT_LENGTH, MAX_MESSAGES, MAX_TITLE_LENGTH } from '../../../lib/accounts/conversationSchemas';
+import {
+  MAX_CONTENT_LENGTH,
+  MAX_CONVERSATIONS_PER_TEAM,
+  MAX_MESSAGES,
+  MAX_TITLE_LENGTH,
+} from '../../../lib/accounts/conversationSchemas';
 import { createWebsite, registerUser, type TestUser } from '../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../helpers/context';
 import { client } from '../../helpers/http';
@@ -435,5 +440,29 @@ describe('the message cap and concurrent appends', () => {
       body: { messages: fill(MAX_MESSAGES) },
     });
     expect(exact.status).toBe(200);
+  });
+
+  test(`a team keeps at most ${MAX_CONVERSATIONS_PER_TEAM} conversations: 409 CONVERSATION_LIMIT_REACHED, also when racing`, async () => {
+    const team = await registerUser(ctx, 'free', 'prolific');
+    // All but five made directly, the last five raced for by 20 requests.
+    await ctx.pool.query(
+      "INSERT INTO conversations (team_id, title) SELECT $1, 'c' || i FROM generate_series(1, $2::int) AS i",
+      [team.teamId, MAX_CONVERSATIONS_PER_TEAM - 5],
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call('POST', '/api/conversations', { token: team.token, body: { title: `race ${i}` } }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(15);
+    for (const a of answers.filter((x) => x.status === 409))
+      expect(a.body.error.code).toBe('CONVERSATION_LIMIT_REACHED');
+    const list = await call('GET', '/api/conversations', { token: team.token });
+    expect(list.body.data).toHaveLength(MAX_CONVERSATIONS_PER_TEAM);
+    // Deleting one makes room for one.
+    await call('DELETE', `/api/conversations/${list.body.data[0].id}`, { token: team.token });
+    expect((await call('POST', '/api/conversations', { token: team.token, body: { title: 'room' } })).status).toBe(201);
   });
 });
