@@ -152,6 +152,8 @@ const envSchema = z.object({
   ALLOW_SIGNUP: bool.default(true),
   DEFAULT_PLAN: z.enum(PLAN_NAMES).default('free'),
   ALLOW_VOLATILE_QUEUE: bool.default(false),
+  /** Notification webhooks may be http:// and point at private or loopback hosts (a test or intranet install). */
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   SIGNUP_LIMIT_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(5),
   SIGNUP_LIMIT_TOTAL: z.coerce.number().int().min(1).max(1_000_000).default(50),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),

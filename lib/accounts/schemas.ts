@@ -11,7 +11,7 @@ import { storable } from './storable';
 export const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
 export const password = z.string().min(8, 'must be at least 8 characters').max(512);
 const fullName = storable(z.string().trim().min(1).max(200));
-const domainName = z
+export const domainName = z
   .string()
   .trim()
   .toLowerCase()

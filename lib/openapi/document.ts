@@ -11,6 +11,7 @@ import { registerFunnels } from './funnels';
 import { registerIngestion } from './ingestion';
 import { registerPlausibleApi } from './plausible';
 import { registerTeams } from './teams';
+import { registerWebsiteSettings } from './websiteSettings';
 import { registerWebsites } from './websites';
 
 const API_VERSION = '1.0.0';
@@ -27,6 +28,7 @@ function registry(): OpenAPIRegistry {
   registerIngestion(r);
   registerAccounts(r);
   registerWebsites(r);
+  registerWebsiteSettings(r);
   registerTeams(r);
   registerFunnels(r);
   registerConversations(r);
