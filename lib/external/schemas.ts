@@ -109,6 +109,11 @@ export const ERROR_CODES = [
   'CONVERSION_RATE_NEEDS_GOAL',
   // Funnels
   'INVALID_FUNNEL_STEPS',
+  // Conversations; deleting one's account
+  'CONVERSATION_FULL',
+  'CONVERSATION_LIMIT_REACHED',
+  'LAST_OWNER',
+  'INSTANCE_OWNER',
 ] as const;
 
 export const errorEnvelope = z

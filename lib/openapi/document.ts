@@ -4,6 +4,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registerAccounts } from './accounts';
 import { registerSecuritySchemes } from './common';
+import { registerConversations } from './conversations';
 import { registerExport } from './export';
 import { registerDocumentPaths, registerExternalApi } from './external';
 import { registerFunnels } from './funnels';
@@ -30,6 +31,7 @@ function registry(): OpenAPIRegistry {
   registerWebsiteSettings(r);
   registerTeams(r);
   registerFunnels(r);
+  registerConversations(r);
   return r;
 }
 
@@ -48,7 +50,7 @@ export function openApiDocument(publicUrl: string): object {
         'External API and Stats API (/api/external): read analytics with an API key (X-API-Key or Authorization: Bearer); paid plans only, the Stats API needs Pro or higher; rate limits per key and minute, a monthly request quota per team.',
         'Plausible-compatible API (POST /api/v2/query): Plausible’s Stats API v2 shapes with the Stats API’s credentials; errors {error, code}.',
         'Ingestion: server events with an API key (POST /api/v1/events, answered with the bare ingest result), browser events with the tracking code alone.',
-        'Dashboard APIs (auth, users, websites, goals, exclusions, team members, teams, API keys, invites, error triage): a Bearer JWT from /api/auth/login.',
+        'Dashboard APIs (auth, users, websites, goals, exclusions, team members, teams, API keys, invites, error triage, conversations, onboarding): a Bearer JWT from /api/auth/login.',
         'Every other response uses the envelope {success, data, timestamp}; failures {success: false, error: {message, code, timestamp}}.',
       ].join('\n\n'),
     },
