@@ -3,6 +3,7 @@
 // validate with and the lib functions return; paths are full paths under the deployment's PUBLIC_URL.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registerAccounts } from './accounts';
+import { registerAnnotations } from './annotations';
 import { registerSecuritySchemes } from './common';
 import { registerExport } from './export';
 import { registerDocumentPaths, registerExternalApi } from './external';
@@ -28,6 +29,7 @@ function registry(): OpenAPIRegistry {
   registerWebsites(r);
   registerTeams(r);
   registerFunnels(r);
+  registerAnnotations(r);
   return r;
 }
 
