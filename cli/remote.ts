@@ -36,7 +36,13 @@ export function readSession(client: ClientConfig): SavedSession | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  const parsed = savedSession.safeParse(JSON.parse(text));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = savedSession.safeParse(json);
   if (!parsed.success) throw new NotLoggedIn(`${sessionFile(client)} is not a saved session: run tidemark login again`);
   return parsed.data;
 }

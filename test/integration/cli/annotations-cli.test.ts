@@ -170,6 +170,12 @@ describe('errors that say what to do', () => {
     expect(res.stderr).toBe(
       'tidemark annotations list: not logged in: run tidemark login --url URL --email EMAIL (or set TIDEMARK_URL and TIDEMARK_SESSION)\n',
     );
+    const broken = path.join(home, 'broken');
+    fs.mkdirSync(broken);
+    fs.writeFileSync(path.join(broken, 'session.json'), '{not json');
+    const garbled = await tidemark(['annotations', 'list'], { TIDEMARK_CONFIG_DIR: broken });
+    expect(garbled.code).toBe(78);
+    expect(garbled.stderr).toMatch(/session\.json is not a saved session: run tidemark login again\n$/);
     // A saved session is not sent to another server.
     const other = await tidemark(['annotations', 'list'], { TIDEMARK_URL: 'http://127.0.0.1:9' });
     expect(other.code).toBe(78);
