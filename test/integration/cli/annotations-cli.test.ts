@@ -163,6 +163,50 @@ describe('tidemark login, annotations create, list --json, delete', () => {
   });
 });
 
+describe('tidemark login at a terminal', () => {
+  it('prompts for the password without echoing it', async () => {
+    // Python's pty.spawn runs the command on a pseudo-terminal with the usual settings (echo on), as at a shell;
+    // only the prompt's raw mode keeps what is typed off the screen.
+    const dir = path.join(home, 'tty');
+    const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
+      const child = spawn(
+        'python3',
+        [
+          '-c',
+          'import pty, sys; pty.spawn(sys.argv[1:])',
+          process.execPath,
+          BIN,
+          'login',
+          '--url',
+          web.baseUrl,
+          '--email',
+          user.email,
+        ],
+        {
+          env: { PATH: process.env.PATH ?? '', HOME: home, TIDEMARK_CONFIG_DIR: dir, TERM: 'dumb' },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        },
+      );
+      let text = '';
+      let typed = false;
+      child.stdout.on('data', (d: Buffer) => {
+        text += d.toString();
+        // Typed only once the prompt shows, as a person would: the terminal is in raw mode by then.
+        if (!typed && text.includes('Password for')) {
+          typed = true;
+          child.stdin.write('password-123\r');
+        }
+      });
+      child.once('close', (code) => resolve({ code, text }));
+    });
+    expect(out.code).toBe(0);
+    expect(out.text).toContain(`Password for ${user.email} at ${web.baseUrl}: `);
+    expect(out.text).toContain(`logged in to ${web.baseUrl} as ${user.email}`);
+    expect(out.text).not.toContain('password-123');
+    expect(fs.statSync(path.join(dir, 'session.json')).mode & 0o777).toBe(0o600);
+  });
+});
+
 describe('errors that say what to do', () => {
   it('not logged in: exit 78 and how to log in', async () => {
     const res = await tidemark(['annotations', 'list'], { TIDEMARK_CONFIG_DIR: path.join(home, 'nobody') });
