@@ -11,6 +11,7 @@ import { errorHandler, notFoundHandler } from './middleware/errors';
 import { monthlyQuota, perMinuteLimit } from './middleware/rateLimits';
 import { requestLog } from './middleware/requestLog';
 import { pathGuard } from './middleware/validate';
+import { annotationRoutes } from './routes/annotations';
 import { authRoutes } from './routes/auth';
 import { browserIngestRoutes } from './routes/browserIngest';
 import { conversationRoutes } from './routes/conversations';
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/invites', inviteRoutes(deps));
   app.use('/api/conversations', conversationRoutes(deps));
   app.use('/api/onboarding', onboardingRoutes(deps));
+  app.use('/api/annotations', annotationRoutes(deps));
   // The OpenAPI document is public and edge-cacheable (spec: 5 minutes).
   app.get(DOCUMENT_PATHS, (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=300');

@@ -3,6 +3,7 @@
 // validate with and the lib functions return; paths are full paths under the deployment's PUBLIC_URL.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registerAccounts } from './accounts';
+import { registerAnnotations } from './annotations';
 import { registerSecuritySchemes } from './common';
 import { registerConversations } from './conversations';
 import { registerExport } from './export';
@@ -32,6 +33,7 @@ function registry(): OpenAPIRegistry {
   registerTeams(r);
   registerFunnels(r);
   registerConversations(r);
+  registerAnnotations(r);
   return r;
 }
 
