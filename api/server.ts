@@ -1,4 +1,5 @@
 // Boots the web role: migrations, connections, the HTTP listener, and a graceful SIGTERM.
+
 import type { Server } from 'node:http';
 import { clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
 import { type Config, configOrExit } from '../lib/config';
@@ -16,6 +17,7 @@ import { createProducerQueue, QUEUE_NAMES } from '../lib/queue/queues';
 import { checkQueueDurability, createRedis, requireRedisVersion, warnUnlessNoEviction } from '../lib/redis';
 import { adoptServerTimeZones } from '../lib/stats/timeZones';
 import { createApp } from './app';
+import { keepConnectionsAlive } from './keepAlive';
 
 export async function startWeb(config: Config): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
   const logger = createLogger(config.LOG_LEVEL, 'web');
@@ -73,7 +75,7 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
   const server = await new Promise<Server>((resolve, reject) => {
     // Express 5 hands a listen error to the callback instead of throwing it.
     const s = app.listen(config.PORT, (err?: Error) => {
-      if (!err) return resolve(s);
+      if (!err) return resolve(keepConnectionsAlive(s));
       const code = (err as NodeJS.ErrnoException).code;
       reject(
         new Error(

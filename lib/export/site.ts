@@ -1,18 +1,21 @@
 // The whole-site export (GET /api/external/v2/export): a ZIP of CSVs for a period, the way Plausible exports —
 // the daily visitors timeseries and one breakdown per property. Each CSV is one Stats v2 answer
-// (statsResponse), every row of it, so a file equals the JSON breakdown of the same parameters.
+// (statsResponse), every row of it, so a file equals the JSON breakdown of the same parameters; the custom
+// properties' file is the `event:props:<key>` breakdowns of the period's property keys, one after another.
 import { type ClickHouseClient, withAbortSignal } from '../clickhouse/client';
 import { statsResponse, type WebsiteRef } from '../stats/api';
 import {
   type Metric,
+  PROP_KEY,
   type Property,
   parseStatsParams,
   type StatsParamError,
   type StatsParams,
   type V2Metric,
 } from '../stats/params';
-import { formatDate } from '../stats/time';
-import { safeFileName } from './csv';
+import { propertyKeys } from '../stats/reads/eventProperties';
+import { addDays, formatDate, startOfDay } from '../stats/time';
+import { csvChunks, safeFileName } from './csv';
 import { periodDates, statsCsv } from './stats';
 import type { ZipEntry } from './zip';
 
@@ -50,6 +53,11 @@ export const SITE_EXPORT: readonly ExportFile[] = [
   },
   { file: 'custom_events.csv', property: 'event:name', metrics: ['visitors', 'events', 'conversion_rate'] },
 ];
+
+export const CUSTOM_PROPS_FILE = 'custom_props.csv';
+/** Property keys the custom properties' file breaks down by, most used first. */
+export const MAX_EXPORT_PROPERTY_KEYS = 100;
+const PROPS_METRICS: readonly V2Metric[] = ['visitors', 'events'];
 
 /** The export's parameters (site_id, period, date, filters), checked as the Stats v2 parameters are. */
 export function parseExportParams(query: Record<string, unknown>): StatsParams | { error: StatsParamError } {
@@ -95,4 +103,30 @@ export async function* siteExport(
     const answer = await statsResponse(store, website, endpoint, p, 'v2');
     yield { name: f.file, data: statsCsv(endpoint, p, answer) };
   }
+  signal?.throwIfAborted();
+  yield { name: CUSTOM_PROPS_FILE, data: await customPropsCsv(store, website, params) };
+}
+
+/** property,value,visitors,events: per property key of the period, its `event:props:<key>` breakdown's rows. */
+async function customPropsCsv(clickhouse: ClickHouseClient, website: WebsiteRef, params: StatsParams) {
+  const { first, last } = periodDates(params, website.timezone);
+  const range = {
+    websiteId: website.id,
+    start: startOfDay(first, website.timezone),
+    end: startOfDay(addDays(last, 1), website.timezone),
+  };
+  const rows: Record<string, string | number>[] = [];
+  for (const key of await propertyKeys(clickhouse, range, MAX_EXPORT_PROPERTY_KEYS)) {
+    if (!PROP_KEY.test(key)) continue; // a key the Stats API cannot name
+    const p = exportFileParams(params, {
+      file: CUSTOM_PROPS_FILE,
+      property: `event:props:${key}`,
+      metrics: PROPS_METRICS,
+    });
+    const answer = await statsResponse(clickhouse, website, 'breakdown', p, 'v2');
+    for (const r of answer.results as Record<string, number | string>[]) {
+      rows.push({ property: key, value: r[key], visitors: r.visitors, events: r.events });
+    }
+  }
+  return csvChunks(['property', 'value', ...PROPS_METRICS], rows);
 }

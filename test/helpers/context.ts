@@ -1,5 +1,6 @@
 // One isolated world per test file: its own PostgreSQL database, Redis prefix and ClickHouse database on
 // this jest worker's store process (global-setup.ts starts one per worker: chDB allows one data dir per process).
+
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +9,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
+import { keepConnectionsAlive } from '../../api/keepAlive';
 import { clickHouseTarget, createClickHouse } from '../../lib/clickhouse/client';
 import { type Config, loadConfig } from '../../lib/config';
 import { migrate } from '../../lib/db/migrate';
@@ -103,7 +105,7 @@ export async function createTestContext(overrides: Record<string, string> = {}):
   };
   const app = createApp(deps);
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = app.listen(0, '127.0.0.1', () => resolve(keepConnectionsAlive(s)));
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -1,5 +1,5 @@
-// Custom events' properties and their most frequent values (External API /analytics/{id}/events): a read of
-// the `props` JSON of custom events, not a metric question.
+// Custom events' properties and their most frequent values (External API /analytics/{id}/events), and the
+// keys a site export breaks down by: reads of the `props` JSON of custom events, not metric questions.
 import { type ClickHouseClient, selectRows } from '../../clickhouse/client';
 import { inWindows } from '../sql/fragments';
 
@@ -44,4 +44,24 @@ export async function topPropertyValues(
     perEvent.set(p.name, seen + 1);
     return seen < keys;
   });
+}
+
+/** The property keys of custom events and purchases in [start, end), most used first (at most `limit`). */
+export async function propertyKeys(
+  clickhouse: ClickHouseClient,
+  q: { websiteId: string; start: number; end: number },
+  limit: number,
+): Promise<string[]> {
+  const params: Record<string, unknown> = { w: q.websiteId, limit };
+  const rows = await selectRows<{ key: string }>(
+    clickhouse,
+    `SELECT arrayJoin(JSONExtractKeys(props)) AS key
+      FROM events
+      WHERE website_id = {w:UUID} AND ${inWindows('ts', [q], params)} AND type IN ('event', 'goal', 'purchase') AND props != ''
+      GROUP BY key
+      ORDER BY count() DESC, key
+      LIMIT {limit:UInt32}`,
+    params,
+  );
+  return rows.map((r) => r.key);
 }

@@ -254,7 +254,7 @@ describe('GET /api/external/v2/export', () => {
     );
     expect(res.headers.get('content-length')).toBeNull(); // streamed, not built first
     const entries = unzip(res.bytes);
-    expect(entries.map(([name]) => name)).toEqual(FILES.map(([name]) => name));
+    expect(entries.map(([name]) => name)).toEqual([...FILES.map(([name]) => name), 'custom_props.csv']);
     const files = new Map(entries);
 
     // By hand: the week has A (DE, Chrome; 28th), B (US, Firefox) and C (DE, Chrome) on the 29th.
@@ -338,10 +338,48 @@ describe('GET /api/external/v2/export', () => {
     ]);
   });
 
+  it('exports custom properties: per key of the period, its props breakdown', async () => {
+    const site = (await createWebsite(ctx, owner, 'props.example.com')).id;
+    const custom = (v: string, name: string, props: object) =>
+      eventRow(site, {
+        visitor_id: v,
+        session_id: `s-${v}`,
+        type: 'event',
+        name,
+        props: JSON.stringify(props),
+        ts: '2026-03-29T10:00:00Z',
+      });
+    await storeRows(ctx.clickhouse, [
+      custom('p1', 'Download', { file: 'a.pdf', kind: 'pdf' }),
+      custom('p2', 'Download', { file: 'a.pdf' }),
+      custom('p2', 'Download', { file: '=HYPERLINK("x")' }),
+      custom('p3', 'Signup', { plan: 'pro' }),
+    ]);
+    const entries = unzip((await download(`/api/external/v2/export?${q(DAY, site)}`, signedIn())).bytes);
+    expect(entries.map(([name]) => name)).toEqual([...FILES.map(([name]) => name), 'custom_props.csv']);
+    const rows = parseCsv(new Map(entries).get('custom_props.csv')!);
+    // Keys by use (file 3, then kind and plan once each), values as each key's breakdown orders them.
+    expect(rows).toEqual([
+      ['property', 'value', 'visitors', 'events'],
+      ['file', 'a.pdf', '2', '2'],
+      ['file', `'=HYPERLINK("x")`, '1', '1'],
+      ['kind', 'pdf', '1', '1'],
+      ['plan', 'pro', '1', '1'],
+    ]);
+    for (const key of ['file', 'kind', 'plan']) {
+      const answer = await v2(
+        `breakdown?${q({ ...DAY, metrics: 'visitors,events', property: `event:props:${key}` }, site)}`,
+      );
+      expect(rows.filter((r) => r[0] === key).map((r) => [r[2], r[3]])).toEqual(
+        answer.body.data.results.map((r: Record<string, number>) => [String(r.visitors), String(r.events)]),
+      );
+    }
+  });
+
   it('serves a signed-in member; another team gets 404; bad input a 400 envelope', async () => {
     const mine = await download(`/api/external/v2/export?${q(WEEK)}`, signedIn());
     expect(mine.status).toBe(200);
-    expect(unzip(mine.bytes).map(([n]) => n)).toEqual(FILES.map(([n]) => n));
+    expect(unzip(mine.bytes).map(([n]) => n)).toEqual([...FILES.map(([n]) => n), 'custom_props.csv']);
 
     const other = await registerUser(ctx, 'pro', 'export-other');
     const otherKey = (await createApiKey(ctx, other)).key;
@@ -380,7 +418,7 @@ describe('GET /api/external/v2/export', () => {
     await expect(res.arrayBuffer()).rejects.toThrow();
     // The server goes on answering.
     const after = await download(`/api/external/v2/export?${q(WEEK)}`, signedIn());
-    expect(unzip(after.bytes)).toHaveLength(FILES.length);
+    expect(unzip(after.bytes)).toHaveLength(FILES.length + 1);
 
     // In the library: an aborted export runs no further query, and the one under way is cancelled.
     const params = parseExportParams({ site_id: siteId, ...WEEK });
