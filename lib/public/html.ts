@@ -103,7 +103,7 @@ export function recentWidget(d: RecentWidgetData): string {
     .join('');
   return page(
     `${d.domain} · visitors by country`,
-    `<main><h1>${escapeHtml(d.domain)} · countries, last 24 h</h1>${
+    `<main><h1 title="${escapeHtml(d.domain)}">Top countries · last 24 hours</h1>${
       rows ? `<ol>${rows}</ol>` : '<p class="note">No visitors in the last 24 hours</p>'
     }</main><footer>${brand}${credit}</footer>`,
     300,
