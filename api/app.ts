@@ -11,8 +11,10 @@ import { errorHandler, notFoundHandler } from './middleware/errors';
 import { monthlyQuota, perMinuteLimit } from './middleware/rateLimits';
 import { requestLog } from './middleware/requestLog';
 import { pathGuard } from './middleware/validate';
+import { annotationRoutes } from './routes/annotations';
 import { authRoutes } from './routes/auth';
 import { browserIngestRoutes } from './routes/browserIngest';
+import { conversationRoutes } from './routes/conversations';
 import { exportRoutes } from './routes/external/export';
 import { externalFunnelRoutes } from './routes/external/funnels';
 import { externalReadRoutes } from './routes/external/read';
@@ -21,6 +23,7 @@ import { externalWebsiteWriteRoutes } from './routes/external/websites';
 import { healthRoutes } from './routes/health';
 import { ingestRoutes } from './routes/ingest';
 import { inviteRoutes, teamInviteRoutes } from './routes/invites';
+import { onboardingRoutes } from './routes/onboarding';
 import { plausibleRoutes } from './routes/plausible';
 import { publicRoutes } from './routes/public';
 import { teamRoutes } from './routes/teams';
@@ -59,6 +62,9 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/teams/:teamId/invites', teamInviteRoutes(deps));
   app.use('/api/teams', teamRoutes(deps));
   app.use('/api/invites', inviteRoutes(deps));
+  app.use('/api/conversations', conversationRoutes(deps));
+  app.use('/api/onboarding', onboardingRoutes(deps));
+  app.use('/api/annotations', annotationRoutes(deps));
   // The OpenAPI document is public and edge-cacheable (spec: 5 minutes).
   app.get(DOCUMENT_PATHS, (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=300');

@@ -8,33 +8,21 @@
 // through the dashboard API — 1. path /p/1* (narrow: the page /p/1), 2. page goal /p/2*, 3. path /p/3*
 // (narrow: /p/3), 4. event goal Signup — and times their results over HTTP, one request at a time: the
 // External API over range=30d, unfiltered and with a visit-key filter, and the dashboard's results.
-import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { generate, rawTailHours, rollUp, settleMerges } from './generate';
-import { serviceProcesses } from './processes';
-import { api, log, runBenchmark, type Service, startService, timeGet, timingHeader, timingRow, until } from './service';
+import {
+  api,
+  log,
+  runBenchmark,
+  type Service,
+  startService,
+  timeGet,
+  timingHeader,
+  timingRow,
+  workerStarted,
+} from './service';
 
 const TARGET = { p50: 250, p99: 500 };
-const CLK_TCK = 100; // Linux USER_HZ
-
-/** Seconds since a process started (from /proc: its start time in clock ticks after boot). */
-function ageSeconds(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const started = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]) / CLK_TCK;
-  return Number(fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]) - started;
-}
-
-/**
- * Waits until the worker role has run past its start-up check of the store (30 s at most): the bulk insert
- * keeps the embedded store from answering pings, so a worker still starting would fail its check and the
- * supervisor would stop the service. On a busy machine the worker can start well after the web role is ready.
- */
-async function workerStarted(service: Service): Promise<void> {
-  await until('the worker role past its start-up', 180_000, 1000, async () => {
-    const pid = serviceProcesses(service.supervisorPid).get('worker');
-    return pid !== undefined && ageSeconds(pid) > 35 ? true : undefined;
-  });
-}
 
 /**
  * Signs in as the bench user (startService registers it with these credentials) and saves two funnels of

@@ -102,3 +102,10 @@ export function cpuMs(a: CpuSnapshot, b: CpuSnapshot): Partial<Record<Role, numb
   }
   return out;
 }
+
+/** Seconds since a process started (from /proc: its start time in clock ticks after boot). */
+export function ageSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const started = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]) / CLK_TCK;
+  return Number(fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]) - started;
+}

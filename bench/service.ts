@@ -11,7 +11,7 @@ import { Client } from 'pg';
 import { type ClickHouseClient, clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
 import { loadConfig } from '../lib/config';
 import { percentile } from './ingest-load';
-import { cpuMs, cpuSnapshot, serviceProcesses } from './processes';
+import { ageSeconds, cpuMs, cpuSnapshot, serviceProcesses } from './processes';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const DIST = path.join(ROOT, 'dist');
@@ -310,4 +310,16 @@ export function runBenchmark(main: () => Promise<number>): void {
       process.exit(1);
     },
   );
+}
+
+/**
+ * Waits until the worker role has run past its start-up check of the store (30 s at most): the bulk insert
+ * keeps the embedded store from answering pings, so a worker still starting would fail its check and the
+ * supervisor would stop the service. On a busy machine the worker can start well after the web role is ready.
+ */
+export async function workerStarted(service: Service): Promise<void> {
+  await until('the worker role past its start-up', 180_000, 1000, async () => {
+    const pid = serviceProcesses(service.supervisorPid).get('worker');
+    return pid !== undefined && ageSeconds(pid) > 35 ? true : undefined;
+  });
 }

@@ -8,6 +8,8 @@ export interface Io {
   out(text: string): void;
   err(text: string): void;
   stdin(): Promise<string>;
+  /** Asks for a secret without echoing it; present only when stdin is a terminal. */
+  secret?(prompt: string): Promise<string>;
 }
 
 export interface Context {
@@ -29,7 +31,7 @@ export function requireString(value: unknown, flag: string): string {
 
 export function requireUuid(value: unknown, flag: string, what = 'team'): string {
   const s = requireString(value, flag);
-  if (!UUID.test(s)) throw new UsageError(`${flag} must be a ${what} id (UUID)`);
+  if (!UUID.test(s)) throw new UsageError(`${flag} must be ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what} id (UUID)`);
   return s;
 }
 

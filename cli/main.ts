@@ -1,19 +1,24 @@
 // The `tidemark` command. Reads the same configuration as the server (environment over .env) and talks to the
-// same stores, so it works while the service runs. Every level answers --help; a command's code is loaded only
+// same stores, so it works while the service runs; `login` and `annotations` instead talk HTTP to a server,
+// possibly on another machine, and read only the client settings. Every level answers --help; a command's code is loaded only
 // when it runs, so help and --version answer at once.
 import { parseArgs } from 'node:util';
 import type { Pool } from 'pg';
 import { VERSION } from '../lib/version';
 import type { Context, Io, Values } from './context';
+import type { RemoteContext } from './remote';
 
 type Options = Record<string, { type: 'string' | 'boolean' }>;
 
-interface Command {
+type Command = {
   usage: string;
   summary: string;
   options: Options;
-  load(): Promise<(values: Values, ctx: Context) => Promise<void>>;
-}
+} & (
+  | { remote?: false; load(): Promise<(values: Values, ctx: Context) => Promise<void>> }
+  // Talks HTTP to a server (possibly on another machine): reads only the client settings, never the server's.
+  | { remote: true; load(): Promise<(values: Values, ctx: RemoteContext) => Promise<void>> }
+);
 
 const json = { json: { type: 'boolean' } } as const;
 
@@ -152,6 +157,53 @@ const COMMANDS: Record<string, Command> = {
     options: json,
     load: () => import('./commands/lists').then((m) => m.runWebsitesList),
   },
+  login: {
+    remote: true,
+    summary: 'sign in to a Tidemark server for the annotations commands',
+    usage:
+      'tidemark login --url <server URL> --email <email> [--site-id <website id>] [--json]\n' +
+      '  Signs in over HTTP (password from a prompt without echo, or the first line of stdin) and keeps the session\n' +
+      '  in $TIDEMARK_CONFIG_DIR, $XDG_CONFIG_HOME/tidemark or ~/.config/tidemark (session.json, mode 0600).\n' +
+      '  --site-id saves the website the annotations commands use by default. In CI, set TIDEMARK_URL and\n' +
+      '  TIDEMARK_SESSION (the session cookie value) instead.',
+    options: { url: { type: 'string' }, email: { type: 'string' }, 'site-id': { type: 'string' }, ...json },
+    load: () => import('./commands/login').then((m) => m.runLogin),
+  },
+  'annotations create': {
+    remote: true,
+    summary: 'mark a deploy, release, campaign or incident on the charts',
+    usage:
+      'tidemark annotations create --type deploy|release|campaign|incident|custom --message <text>\n' +
+      '    [--occurred-at <ISO 8601, default now>] [--site-id <website id>] [--metadata <JSON object>] [--json]\n' +
+      '  Creates an annotation (editor role or higher) on the server of `tidemark login` or TIDEMARK_URL. The website\n' +
+      '  is --site-id, else TIDEMARK_SITE_ID, else the one saved by `tidemark login --site-id`.',
+    options: {
+      type: { type: 'string' },
+      message: { type: 'string' },
+      'occurred-at': { type: 'string' },
+      'site-id': { type: 'string' },
+      metadata: { type: 'string' },
+      ...json,
+    },
+    load: () => import('./commands/annotations').then((m) => m.runAnnotationsCreate),
+  },
+  'annotations list': {
+    remote: true,
+    summary: "list a website's annotations, newest first",
+    usage:
+      'tidemark annotations list [--site-id <website id>] [--from <ISO 8601>] [--to <ISO 8601>] [--json]\n' +
+      '  Up to 500 annotations with occurred_at in the window, newest first.',
+    options: { 'site-id': { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ...json },
+    load: () => import('./commands/annotations').then((m) => m.runAnnotationsList),
+  },
+  'annotations delete': {
+    remote: true,
+    summary: 'delete an annotation for good',
+    usage:
+      'tidemark annotations delete --id <annotation id> [--json]\n  Deletes the annotation permanently (editor role or higher).',
+    options: { id: { type: 'string' }, ...json },
+    load: () => import('./commands/annotations').then((m) => m.runAnnotationsDelete),
+  },
 };
 
 const defaultIo: Io = {
@@ -162,6 +214,9 @@ const defaultIo: Io = {
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks).toString('utf8');
   },
+  ...(process.stdin.isTTY
+    ? { secret: (prompt: string) => import('./prompt').then((m) => m.promptHidden(prompt)) }
+    : {}),
 };
 
 /** Help for a level: every command whose name starts with `group` (all of them for ''). */
@@ -238,6 +293,7 @@ export async function main(
     io.out(command.usage);
     return 0;
   }
+  if (command.remote) return runRemote(name, command, values, io, env);
   const { ConfigError, environment, loadConfig } = await import('../lib/config');
   const { UsageError } = await import('./context');
   let pool: Pool | undefined;
@@ -281,6 +337,36 @@ export async function main(
     return 1;
   } finally {
     await pool?.end();
+  }
+}
+
+/** An HTTP command: exit 0 done, 1 refused by the server or unreachable, 2 usage, 78 not logged in or bad settings. */
+async function runRemote(
+  name: string,
+  command: Extract<Command, { remote: true }>,
+  values: Values,
+  io: Io,
+  env: Record<string, string | undefined> | undefined,
+): Promise<number> {
+  const { ConfigError, environment, loadClientConfig } = await import('../lib/config');
+  const { UsageError } = await import('./context');
+  const { NotLoggedIn } = await import('./remote');
+  try {
+    const run = await command.load();
+    await run(values, { client: loadClientConfig(env ?? environment()), io });
+    return 0;
+  } catch (err) {
+    const message = oneLine((err as Error).message);
+    if (err instanceof UsageError) {
+      io.err(`tidemark ${name}: ${message} (see tidemark ${name} --help)`);
+      return 2;
+    }
+    if (err instanceof ConfigError || err instanceof NotLoggedIn) {
+      io.err(`tidemark ${name}: ${message}`);
+      return 78;
+    }
+    io.err(`tidemark ${name}: ${message}`);
+    return 1;
   }
 }
 

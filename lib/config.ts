@@ -2,8 +2,10 @@
 // parsed with zod; a bad value stops start-up with one line naming the variable.
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
+import { UUID } from './checks';
 import { storeCredentialFor } from './clickhouse/credential';
 import { keptSecret } from './keptSecret';
 import { PLAN_NAMES } from './plans';
@@ -76,7 +78,13 @@ const trustProxy = z.string().transform((v, ctx) => {
 });
 
 // Never echoed by a configuration error, in any form.
-const SECRET_VARIABLES = new Set(['JWT_SECRET', 'METRICS_TOKEN', 'OPENAI_API_KEY', 'CLICKHOUSE_PASSWORD']);
+const SECRET_VARIABLES = new Set([
+  'JWT_SECRET',
+  'METRICS_TOKEN',
+  'OPENAI_API_KEY',
+  'CLICKHOUSE_PASSWORD',
+  'TIDEMARK_SESSION',
+]);
 
 /** How a configuration error shows a value: secrets withheld, a URL's password replaced by ***. */
 export function shownValue(variable: string, value: string): string {
@@ -152,6 +160,8 @@ const envSchema = z.object({
   ALLOW_SIGNUP: bool.default(true),
   DEFAULT_PLAN: z.enum(PLAN_NAMES).default('free'),
   ALLOW_VOLATILE_QUEUE: bool.default(false),
+  /** Notification webhooks may be http:// and point at private or loopback hosts (a test or intranet install). */
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   SIGNUP_LIMIT_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(5),
   SIGNUP_LIMIT_TOTAL: z.coerce.number().int().min(1).max(1_000_000).default(50),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -270,4 +280,48 @@ export function configOrExit(role = 'tidemark'): Config {
     }
     throw err;
   }
+}
+
+// ---- the HTTP commands of the CLI ----------------------------------------------------------------------
+// `tidemark login` and `tidemark annotations` talk HTTP to a server that may run on another machine: they read
+// only these variables, never the server's configuration above.
+const clientEnvSchema = z.object({
+  TIDEMARK_URL: url(['http:', 'https:']).optional(),
+  /** The session cookie's value, for CI where no `tidemark login` has run. */
+  TIDEMARK_SESSION: z.string().max(512).optional(),
+  TIDEMARK_SITE_ID: z.string().regex(UUID, 'must be a website id (UUID)').optional(),
+  TIDEMARK_CONFIG_DIR: z.string().optional(),
+  XDG_CONFIG_HOME: z.string().optional(),
+  HOME: z.string().optional(),
+});
+
+export interface ClientConfig {
+  url?: string;
+  session?: string;
+  siteId?: string;
+  /** Where `tidemark login` keeps the session: TIDEMARK_CONFIG_DIR, else $XDG_CONFIG_HOME/tidemark, else ~/.config/tidemark. */
+  configDir: string;
+}
+
+/** The HTTP commands' settings. Throws ConfigError naming the first bad variable. */
+export function loadClientConfig(source: NodeJS.ProcessEnv = process.env): ClientConfig {
+  const raw: Record<string, string> = {};
+  for (const key of Object.keys(clientEnvSchema.shape)) {
+    const value = source[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = clientEnvSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue.path[0]);
+    throw new ConfigError(variable, `${issue.message} (${shownValue(variable, raw[variable] ?? '')})`);
+  }
+  const env = parsed.data;
+  const configHome = env.XDG_CONFIG_HOME ?? path.join(env.HOME ?? os.homedir(), '.config');
+  return {
+    url: env.TIDEMARK_URL,
+    session: env.TIDEMARK_SESSION,
+    siteId: env.TIDEMARK_SITE_ID?.toLowerCase(),
+    configDir: path.resolve(env.TIDEMARK_CONFIG_DIR ?? path.join(configHome, 'tidemark')),
+  };
 }

@@ -16,6 +16,8 @@ const redact = {
     '*.ip',
     'clientIp',
     '*.clientIp',
+    'slack_webhook_url',
+    '*.slack_webhook_url',
     'req.headers.authorization',
     'req.headers.cookie',
     'req.headers["x-api-key"]',

@@ -20,6 +20,8 @@ export interface PlanLimits {
   maxTeamMembers: number | null;
   eventsPerMonth: number | null;
   dataRetentionDays: number;
+  /** Chart annotations a team may create per calendar month (UTC). */
+  annotationsPerMonth: number | null;
 }
 
 // Rows carry an expiry (DateTime, which ends in 2106): "kept for good" is the longest span that fits.
@@ -33,6 +35,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     maxTeamMembers: 1,
     eventsPerMonth: 10_000,
     dataRetentionDays: 30,
+    annotationsPerMonth: 10,
   },
   pro: {
     requestsPerMinute: 30,
@@ -41,6 +44,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     maxTeamMembers: 5,
     eventsPerMonth: 1_000_000,
     dataRetentionDays: 365,
+    annotationsPerMonth: null,
   },
   scale: {
     requestsPerMinute: 60,
@@ -49,6 +53,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     maxTeamMembers: 20,
     eventsPerMonth: 10_000_000,
     dataRetentionDays: 730,
+    annotationsPerMonth: null,
   },
   enterprise: {
     requestsPerMinute: 120,
@@ -57,6 +62,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     maxTeamMembers: null,
     eventsPerMonth: 100_000_000,
     dataRetentionDays: 1825,
+    annotationsPerMonth: null,
   },
   unlimited: {
     requestsPerMinute: null,
@@ -65,6 +71,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     maxTeamMembers: null,
     eventsPerMonth: null,
     dataRetentionDays: KEPT_FOR_GOOD_DAYS,
+    annotationsPerMonth: null,
   },
 };
 

@@ -57,6 +57,23 @@ export function requireSession(pool: Pool): RequestHandler {
 }
 
 /**
+ * Where only the session cookie is a credential (annotations): a request that presents an API key or a Bearer
+ * token is refused outright rather than having the credential ignored, so a script learns why at once.
+ */
+export function requireSessionOnly(pool: Pool): RequestHandler {
+  const session = requireSession(pool);
+  return (req, res, next) => {
+    const headerKey = req.headers['x-api-key'];
+    if ((typeof headerKey === 'string' && headerKey.trim()) || req.headers.authorization !== undefined) {
+      throw unauthorized(
+        'API keys and Bearer tokens are not accepted here; a session cookie is required (sign in with POST /api/auth/login)',
+      );
+    }
+    return session(req, res, next);
+  };
+}
+
+/**
  * Who reads the External and Stats APIs (DESIGN §5): an API key, or a signed-in user (the dashboard's Bearer
  * JWT or session cookie), who may read the websites of their teams at role viewer or higher, without credits
  * or API rate limits.

@@ -1,7 +1,8 @@
-// /api/users/me: the caller's profile and password.
+// /api/users/me: the caller's profile, password, and deleting the account.
 import { Router } from 'express';
-import type { PasswordChangedView } from '../../lib/accounts/responses';
-import { changePasswordBody, updateProfileBody } from '../../lib/accounts/schemas';
+import { deleteAccount } from '../../lib/accounts/deleteAccount';
+import type { DeletedView, PasswordChangedView } from '../../lib/accounts/responses';
+import { changePasswordBody, deleteAccountBody, updateProfileBody } from '../../lib/accounts/schemas';
 import { changePassword, getUser, publicUser, updateProfile } from '../../lib/accounts/users';
 import { JWT_TTL_SECONDS, SESSION_COOKIE, sha256Hex, signJwt } from '../../lib/auth/tokens';
 import { notFound } from '../../lib/errors';
@@ -9,8 +10,9 @@ import type { AppDeps } from '../deps';
 import { requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
 import { parseBody } from '../middleware/validate';
+import { sessionCookieOptions } from './signIn';
 
-export function userRoutes({ pool, config }: AppDeps): Router {
+export function userRoutes({ pool, config, clickhouse, ingest }: AppDeps): Router {
   const router = Router();
   router.use(requireJwt(config.JWT_SECRET, pool));
 
@@ -41,6 +43,14 @@ export function userRoutes({ pool, config }: AppDeps): Router {
       token: signJwt(config.JWT_SECRET, userId(res), version),
       expires_in: JWT_TTL_SECONDS,
     } satisfies PasswordChangedView);
+  });
+
+  router.delete('/me', async (req, res) => {
+    const body = parseBody(deleteAccountBody, req);
+    const deleted = await deleteAccount(pool, clickhouse, userId(res), body.password);
+    for (const code of deleted.trackingCodes) ingest.sites.invalidate(code);
+    res.clearCookie(SESSION_COOKIE, sessionCookieOptions(config.PUBLIC_URL));
+    sendData(res, { deleted: true } satisfies DeletedView);
   });
 
   return router;

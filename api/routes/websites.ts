@@ -26,6 +26,7 @@ import { exclusionRoutes } from './exclusions';
 import { funnelRoutes } from './funnels';
 import { goalRoutes } from './goals';
 import { teamMemberRoutes } from './teamMembers';
+import { websiteSettingsRoutes } from './websiteSettings';
 
 export function websiteRoutes(deps: AppDeps, sites: SiteConfigCache): Router {
   const { pool } = deps;
@@ -77,6 +78,7 @@ export function websiteRoutes(deps: AppDeps, sites: SiteConfigCache): Router {
   router.use('/:websiteId/funnels', funnelRoutes(deps));
   router.use('/:websiteId/errors', errorGroupRoutes(deps));
   router.use('/:websiteId', exclusionRoutes(deps, sites));
+  router.use('/:websiteId', websiteSettingsRoutes(deps, sites));
   router.use('/:websiteId/team-members', teamMemberRoutes(deps));
   return router;
 }

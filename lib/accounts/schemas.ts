@@ -6,11 +6,12 @@ import { isIpRule, MAX_PATTERN_LENGTH, MAX_PATTERN_STARS } from '../ingest/accep
 import { ROLE_NAMES } from '../plans';
 import { canonicalTimeZone } from '../stats/timeZones';
 import { z } from '../zod';
+import { storable } from './storable';
 
 export const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
 export const password = z.string().min(8, 'must be at least 8 characters').max(512);
-const fullName = z.string().trim().min(1).max(200);
-const domainName = z
+const fullName = storable(z.string().trim().min(1).max(200));
+export const domainName = z
   .string()
   .trim()
   .toLowerCase()
@@ -36,14 +37,18 @@ export const registerBody = z.object({ email, password, full_name: fullName.opti
 export const loginBody = z.object({ email, password: z.string().min(1).max(512) });
 export const updateProfileBody = z.object({
   full_name: fullName.nullable().optional(),
-  avatar_url: z
-    .string()
-    .max(2048)
-    .regex(/^[hH][tT][tT][pP][sS]?:\/\/\S+$/, 'must be an http(s) URL') // no i flag: see UUID in lib/checks.ts
+  avatar_url: storable(
+    z
+      .string()
+      .max(2048)
+      .regex(/^[hH][tT][tT][pP][sS]?:\/\/\S+$/, 'must be an http(s) URL'), // no i flag: see UUID in lib/checks.ts
+  )
     .nullable()
     .optional(),
 });
 export const changePasswordBody = z.object({ current_password: z.string().min(1).max(512), new_password: password });
+/** Deleting one's account asks for the password again: a token alone (a left-open tab) cannot delete it. */
+export const deleteAccountBody = z.object({ password: z.string().min(1).max(512) });
 
 export const createWebsiteBody = z.object({
   domain: domainName,

@@ -169,11 +169,16 @@ export async function changePassword(
   next: string,
   keepSessionHash?: string,
 ): Promise<number> {
+  await requireCurrentPassword(pool, userId, current);
+  return setPassword(pool, userId, next, keepSessionHash);
+}
+
+/** 401 unless `password` is the user's current password (a password change, deleting the account). */
+export async function requireCurrentPassword(pool: Pool, userId: string, password: string): Promise<void> {
   const { rows } = await pool.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [
     userId,
   ]);
-  if (!rows[0] || !(await verifyPassword(rows[0].password_hash, current))) {
+  if (!rows[0] || !(await verifyPassword(rows[0].password_hash, password))) {
     throw unauthorized('Current password is incorrect');
   }
-  return setPassword(pool, userId, next, keepSessionHash);
 }

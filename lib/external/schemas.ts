@@ -84,6 +84,7 @@ export const ERROR_CODES = [
   'GENERIC_ERROR',
   'SERVICE_UNAVAILABLE',
   'PLAN_LIMIT_REACHED',
+  'PAYMENT_REQUIRED',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   // Stats API 400 codes
@@ -109,6 +110,11 @@ export const ERROR_CODES = [
   'CONVERSION_RATE_NEEDS_GOAL',
   // Funnels
   'INVALID_FUNNEL_STEPS',
+  // Conversations; deleting one's account
+  'CONVERSATION_FULL',
+  'CONVERSATION_LIMIT_REACHED',
+  'LAST_OWNER',
+  'INSTANCE_OWNER',
 ] as const;
 
 export const errorEnvelope = z

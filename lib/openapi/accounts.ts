@@ -2,6 +2,7 @@
 // accepting an invite link.
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import {
+  deletedView,
   inviteAcceptedView,
   invitePreviewView,
   inviteRegisteredView,
@@ -11,7 +12,14 @@ import {
   tokenView,
   userView,
 } from '../accounts/responses';
-import { acceptInviteBody, changePasswordBody, loginBody, registerBody, updateProfileBody } from '../accounts/schemas';
+import {
+  acceptInviteBody,
+  changePasswordBody,
+  deleteAccountBody,
+  loginBody,
+  registerBody,
+  updateProfileBody,
+} from '../accounts/schemas';
 import { DASHBOARD_PARAMS, DASHBOARD_STATUS_TEXT, dashboardErrors as errors, operations, SECURITY } from './common';
 
 export function registerAccounts(r: OpenAPIRegistry): void {
@@ -85,6 +93,16 @@ export function registerAccounts(r: OpenAPIRegistry): void {
     body: changePasswordBody,
     data: passwordChangedView,
     errors: errors([401, 404], true),
+  });
+  op({
+    ...me,
+    method: 'delete',
+    path: '/api/users/me',
+    summary:
+      'Delete the caller’s account (the password again in the body; a wrong one is 401): the user, their sessions and memberships, and every team left without another active member, with its websites and their analytics, API keys and conversations. 409 LAST_OWNER while the caller is the last owner of a team with other active members; 409 INSTANCE_OWNER for the instance owner',
+    body: deleteAccountBody,
+    data: deletedView,
+    errors: errors([401, 404, 409], true),
   });
 
   const invites = { tag: 'Invites' };

@@ -3,7 +3,9 @@
 // validate with and the lib functions return; paths are full paths under the deployment's PUBLIC_URL.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registerAccounts } from './accounts';
+import { registerAnnotations } from './annotations';
 import { registerSecuritySchemes } from './common';
+import { registerConversations } from './conversations';
 import { registerExport } from './export';
 import { registerDocumentPaths, registerExternalApi } from './external';
 import { registerFunnels } from './funnels';
@@ -11,6 +13,7 @@ import { registerIngestion } from './ingestion';
 import { registerPlausibleApi } from './plausible';
 import { registerPublic } from './public';
 import { registerTeams } from './teams';
+import { registerWebsiteSettings } from './websiteSettings';
 import { registerWebsites } from './websites';
 
 const API_VERSION = '1.0.0';
@@ -27,8 +30,11 @@ function registry(): OpenAPIRegistry {
   registerIngestion(r);
   registerAccounts(r);
   registerWebsites(r);
+  registerWebsiteSettings(r);
   registerTeams(r);
   registerFunnels(r);
+  registerConversations(r);
+  registerAnnotations(r);
   registerPublic(r);
   return r;
 }
@@ -48,7 +54,7 @@ export function openApiDocument(publicUrl: string): object {
         'External API and Stats API (/api/external): read analytics with an API key (X-API-Key or Authorization: Bearer); paid plans only, the Stats API needs Pro or higher; rate limits per key and minute, a monthly request quota per team.',
         'Plausible-compatible API (POST /api/v2/query): Plausible’s Stats API v2 shapes with the Stats API’s credentials; errors {error, code}.',
         'Ingestion: server events with an API key (POST /api/v1/events, answered with the bare ingest result), browser events with the tracking code alone.',
-        'Dashboard APIs (auth, users, websites, goals, exclusions, team members, teams, API keys, invites, error triage): a Bearer JWT from /api/auth/login.',
+        'Dashboard APIs (auth, users, websites, goals, exclusions, team members, teams, API keys, invites, error triage, conversations, onboarding): a Bearer JWT from /api/auth/login.',
         'Public endpoints (/widgets, /e/live, /e/stats, /e/{trackingCode}/status, /e/realtime): no credential, CORS for any origin, a per-address limit; widgets are HTML unless Accept: application/json.',
         'Every other response uses the envelope {success, data, timestamp}; failures {success: false, error: {message, code, timestamp}}.',
       ].join('\n\n'),

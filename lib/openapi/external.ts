@@ -1,6 +1,7 @@
 // The External API's part of the OpenAPI document (spec "External API", v1 and the Stats API v2), generated
 // from the zod schemas the routes validate with and the lib functions return.
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { annotationView } from '../accounts/annotationSchemas';
 import { externalCreateWebsiteBody } from '../accounts/schemas';
 import {
   analyticsData,
@@ -196,6 +197,14 @@ const timeseriesData = (v2: boolean) =>
   z.object({
     results: z.array(z.object({ date: z.string() }).catchall(metricValue)),
     meta: statsMeta(v2).extend({ interval: z.enum(v2 ? V2_INTERVALS : INTERVALS) }),
+    ...(v2
+      ? {
+          annotations: z.array(annotationView).optional().openapi({
+            description:
+              'Signed-in readers only (JWT or session cookie; never with an API key): the website’s annotations whose occurred_at falls in the period, newest first, at most 500.',
+          }),
+        }
+      : {}),
   });
 const breakdownData = (v2: boolean) =>
   z.object({

@@ -113,7 +113,7 @@ export class PublicReads {
       tracking_code: website.tracking_code,
       active: website.is_active,
       verified: website.verification_status === 'verified',
-      verification_status: website.verification_status,
+      verification_status: website.verification_status === 'verified' ? 'verified' : 'unverified',
       receiving_events: rt ? rt.pageviews_last_30m > 0 || rt.live_visitors > 0 : null,
       as_of: new Date(now).toISOString(),
     };

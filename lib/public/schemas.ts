@@ -1,6 +1,7 @@
 // The public endpoints' answers (spec "Public endpoints", DESIGN §3): aggregates only, never a visitor id, an
 // address or a single visitor's path. An inactive website answers `{active: false}` with its message instead
 // of numbers. The routes send these inside the success envelope; lib/openapi/public.ts documents them.
+import { VERIFICATION_STATUSES } from '../accounts/settingsSchemas';
 import { realtimeData } from '../external/schemas';
 import { z } from '../zod';
 
@@ -74,7 +75,7 @@ export const trackingStatusData = z.object({
   tracking_code: z.string(),
   active: z.boolean().openapi({ description: 'False while the website’s tracking is paused.' }),
   verified: z.boolean().openapi({ description: 'True once the domain is verified (verification_status).' }),
-  verification_status: z.string(),
+  verification_status: z.enum(VERIFICATION_STATUSES),
   receiving_events: z
     .boolean()
     .nullable()

@@ -1,10 +1,11 @@
 // Runs conversion questions (model.ts ConversionQuery): goals completed, custom events by name and property,
-// revenue. The conversions are read raw (sql/conversions.ts); a conversion rate divides by the visitors of the
-// same question without its conversion filters, which runStats answers (from rollups where it can).
+// revenue. The conversions are read raw (sql/conversions.ts) but for page goals over rolled-up days
+// (plan.ts planConversions); a conversion rate divides by the visitors of the same question without its
+// conversion filters, which runStats answers (from rollups where it can).
 import { type ClickHouseClient, selectRows } from '../clickhouse/client';
 import { type ConversionQuery, type Dimension, isVisitKey, type StatsRow } from './model';
 import { filterLeaves } from './params';
-import { visitSource } from './plan';
+import { pageGoalsRollable, planConversions, visitSource } from './plan';
 import { coverageFacts, runStats } from './run';
 import { conversionsStatement, goalsAsked } from './sql/conversions';
 
@@ -44,11 +45,13 @@ export async function runConversions(clickhouse: ClickHouseClient, q: Conversion
     goals?.length === 0
       ? []
       : (async () => {
+          const rollable = pageGoalsRollable(q, goals);
           const facts = await coverageFacts(clickhouse, q, {
-            coverage: filterLeaves(q.filters).some((f) => isVisitKey(f.key)),
-            window: false,
+            coverage: rollable !== undefined || filterLeaves(q.filters).some((f) => isVisitKey(f.key)),
+            window: rollable?.window ?? false,
           });
-          const { sql, params } = conversionsStatement(q, goals, visitSource(q, facts));
+          const plan = planConversions(q, goals, facts);
+          const { sql, params } = conversionsStatement(q, goals, visitSource(q, facts), plan);
           return selectRows<{ k: string; visitors: string; events: string; revenue: string; purchases: string }>(
             clickhouse,
             sql,

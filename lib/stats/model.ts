@@ -114,8 +114,8 @@ export interface GoalDefinition {
 
 /**
  * A question about conversions: who completed which goals, custom events by name or property, and what
- * purchases brought. Always read from the raw events (the rollups hold no event names or properties); the
- * page and visit-key filters mean what they mean in a StatsQuery.
+ * purchases brought. Read from the raw events (the rollups hold no event names or properties) but for page
+ * goals over rolled-up days; the page and visit-key filters mean what they mean in a StatsQuery.
  */
 export interface ConversionQuery extends RangeQuery {
   metrics: readonly ConversionMetric[];

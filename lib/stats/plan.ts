@@ -5,7 +5,9 @@
 import type { LateMark, RollupCoverage } from './coverage';
 import { staleDays, WINDOW_DIMS_EXCLUDED } from './coverage';
 import {
+  type ConversionQuery,
   type Dimension,
+  type GoalDefinition,
   isRawVisitKey,
   isVisitKey,
   type ModelMetric,
@@ -194,6 +196,44 @@ export function visitSource(q: RangeQuery, facts: CoverageFacts): VisitSource {
     around: [{ start: range.start, end: range.start }, ...days.rawWindows, { start: range.end, end: range.end }],
     days,
   };
+}
+
+/**
+ * Where a conversion question's page-goal completions are read: a page goal is the `page` rollup rows whose
+ * value its pattern matches (their visitors and pageviews are exactly the goal's), so over rolled-up days
+ * they come from the daily rows or a merged window and only the raw windows' pageviews are scanned. Other
+ * goals' rows (custom events, purchases) are few and sorted apart (the events' key has `type`): always raw.
+ */
+export interface ConversionPlan {
+  days: RollupPlan;
+  /** The merged window's run, when one serves (a total or the goal breakdown, not time buckets). */
+  run?: string;
+}
+
+/** Whether rollups may answer a conversion question's page goals: unfiltered but by goal, by goal or time. */
+export function pageGoalsRollable(
+  q: Pick<ConversionQuery, 'filters' | 'conversionFilters' | 'dimension'>,
+  goals: readonly GoalDefinition[] | undefined,
+): { window: boolean } | undefined {
+  const d = q.dimension;
+  const byRange = d === undefined || d === 'goal';
+  const byTime = d === 'time:day' || d === 'time:week' || d === 'time:month';
+  if (q.filters.length > 0 || q.conversionFilters.some((f) => f.key !== 'goal') || !(byRange || byTime)) return;
+  if (!goals?.some((g) => g.kind === 'page')) return;
+  return { window: byRange };
+}
+
+export function planConversions(
+  q: ConversionQuery,
+  goals: readonly GoalDefinition[] | undefined,
+  facts: CoverageFacts,
+): ConversionPlan | undefined {
+  const rollable = pageGoalsRollable(q, goals);
+  const days = rollable && planDays(q, facts);
+  if (!days) return undefined;
+  // The window's pageview sums count a stale day's rolled rows too: with one read raw, daily rows only.
+  const run = rollable.window && windowSumsServe(days) ? facts.windowRun : undefined;
+  return { days, ...(run ? { run } : {}) };
 }
 
 const timeDimension = (q: Pick<StatsQuery, 'dimension'>) => q.dimension?.startsWith('time:') === true;

@@ -2,13 +2,14 @@
 // announces under /api/external/v2/stats (every metric under any filter, JSON filters, more breakdowns, compare,
 // and timeseries and breakdowns as CSV on `format=csv` or `Accept: text/csv`).
 import { type Request, type Response, Router } from 'express';
+import { annotationView, listAnnotations } from '../../../lib/accounts/annotations';
 import { conversionContext } from '../../../lib/accounts/goals';
 import { HttpError } from '../../../lib/errors';
 import { statsCsv, statsCsvFileName } from '../../../lib/export/stats';
 import { statsResponse } from '../../../lib/stats/api';
 import { parseStatsParams, type StatsEndpoint, type StatsParams, type StatsVersion } from '../../../lib/stats/params';
 import type { AppDeps } from '../../deps';
-import { readableWebsite } from '../../middleware/auth';
+import { readableWebsite, reader } from '../../middleware/auth';
 import { sendData } from '../../middleware/envelope';
 import { sendAttachment } from './attachment';
 
@@ -31,6 +32,15 @@ export function statsRoutes({ pool, clickhouse }: AppDeps, version: StatsVersion
     if (endpoint !== 'aggregate' && wantsCsv(req, endpoint, params, version)) {
       const name = statsCsvFileName(website.domain, endpoint, params, website.timezone);
       sendAttachment(res, 'text/csv; charset=utf-8', name, statsCsv(endpoint, params, answer));
+      return;
+    }
+    // A signed-in reader's v2 timeseries carries the annotations its period overlaps, for the chart to draw
+    // (API keys cannot read annotations, and public endpoints never reach this route).
+    if (version === 'v2' && endpoint === 'timeseries' && reader(res).kind === 'user') {
+      const { period_start, period_end } = answer.meta as { period_start: string; period_end: string };
+      const end = new Date(Date.parse(period_end) - 1); // the period is [start, end); the list's window is closed
+      const annotations = await listAnnotations(pool, website.id, new Date(period_start), end);
+      sendData(res, { ...answer, annotations: annotations.map(annotationView) });
       return;
     }
     sendData(res, answer);

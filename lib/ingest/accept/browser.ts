@@ -2,7 +2,8 @@
 // names the website; the per-client abuse limit comes next, before any per-event work; clicks and replay
 // chunks of websites that have heatmaps or replay off, bots, opted-out browsers, excluded addresses and paths,
 // foreign hostnames and replay past its quotas are answered 200 `event_ignored` and stored nowhere; everything
-// else becomes one ingest job.
+// else becomes one ingest job. The first recorded event from a page on the website's own domains marks the
+// website verified (GET /api/websites/:id/domains).
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { isbot } from 'isbot';
@@ -217,6 +218,10 @@ export async function ingestBrowserEvent(
   } catch (err) {
     await replay?.refund(); // a chunk never queued must not use up quota its retry needs
     throw err;
+  }
+  // Only an absolute URL names the page's host: a relative one resolves against the website's own domain.
+  if (website.verification_status !== 'verified' && !bot && /^https?:\/\//i.test(e.url)) {
+    if (hostAllowed(loc.hostname, [website.domain, ...website.allowed_domains])) deps.sites.noteOwnDomain(site);
   }
   if (e.event_type === 'pageview' && deps.presence) {
     deps.presence([{ websiteId: website.id, visitorId, pathname, countryCode: row.country_code, ts: req.now }]);

@@ -26,7 +26,7 @@ export function acceptServices(deps: {
 }): AcceptServices {
   return {
     salts: new DailySalts(deps.redis, deps.redisPrefix),
-    sites: new SiteConfigCache(deps.pool),
+    sites: new SiteConfigCache(deps.pool, deps.logger),
     enrichers: deps.enrichers,
     presence: presenceSink(deps.redis, deps.redisPrefix, deps.logger),
   };

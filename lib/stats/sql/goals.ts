@@ -10,6 +10,12 @@ export const REFUNDED = "JSONExtractString(props, 'status') = 'refunded'";
 /** The net revenue of purchase rows (succeeded minus refunded), as Decimal. */
 export const NET_REVENUE = `sumIf(if(${REFUNDED}, -abs(revenue), revenue), type = 'purchase' AND (${SUCCEEDED} OR ${REFUNDED}))`;
 
+/** `column` (a path) matching a path pattern, bound as `param`: equality for a plain path, else LIKE. */
+export function pathMatches(pattern: string, column: string, param: string, params: Record<string, unknown>): string {
+  params[param] = isPlainPath(pattern) ? pattern : pathPatternLike(pattern);
+  return `${column} ${isPlainPath(pattern) ? '=' : 'LIKE'} {${param}:String}`;
+}
+
 /**
  * The condition on an `events` row completing the goal, binding its name or pattern as `param`. With
  * `refunds`, a purchase goal also takes its refunds (rows that subtract revenue and complete nothing).
@@ -24,13 +30,8 @@ export function goalCondition(
     case 'event':
       params[param] = goal.name;
       return `(type IN ('event', 'goal') AND name = {${param}:String})`;
-    case 'page': {
-      const path = goal.path ?? '';
-      params[param] = isPlainPath(path) ? path : pathPatternLike(path);
-      return isPlainPath(path)
-        ? `(type = 'pageview' AND pathname = {${param}:String})`
-        : `(type = 'pageview' AND pathname LIKE {${param}:String})`;
-    }
+    case 'page':
+      return `(type = 'pageview' AND ${pathMatches(goal.path ?? '', 'pathname', param, params)})`;
     case 'purchase':
       return `(type = 'purchase' AND (${SUCCEEDED}${refunds ? ` OR ${REFUNDED}` : ''}))`;
   }

@@ -1,10 +1,11 @@
 // The stats plan as a truth table, without a store: coverage × range × filters × dimension → which parts of
 // a query read daily rollups, a merged window or raw events.
 import type { DayVersion, LateMark, RollupCoverage } from '../../../../lib/stats/coverage';
-import type { Dimension, ModelMetric, StatsQuery } from '../../../../lib/stats/model';
+import type { ConversionQuery, Dimension, GoalDefinition, ModelMetric, StatsQuery } from '../../../../lib/stats/model';
 import type { Filter, FilterClause } from '../../../../lib/stats/params';
 import {
   type CoverageFacts,
+  planConversions,
   planDays,
   planEventBreakdowns,
   planStats,
@@ -330,5 +331,71 @@ describe('planEventBreakdowns', () => {
     const p = planEventBreakdowns({ ...q, filters: [country] }, { coverage: MARCH, windowRun: '7' });
     expect(p).toMatchObject({ days: undefined, run: undefined, sums: false, raw: [{ start: WEEK[0], end: WEEK[1] }] });
     expect(p.visits.days?.firstDay).toBe('2026-03-02');
+  });
+});
+
+describe('planConversions', () => {
+  const signup: GoalDefinition = { name: 'Signup', kind: 'event', path: null };
+  const docs: GoalDefinition = { name: 'Docs', kind: 'page', path: '/docs/*' };
+  const question = (over: Partial<ConversionQuery>): ConversionQuery => ({
+    websiteId: 'w',
+    timeZone: TZ,
+    start: WEEK[0],
+    end: WEEK[1],
+    filters: [],
+    metrics: ['visitors'],
+    conversionFilters: [],
+    dimension: 'goal',
+    goals: [signup, docs],
+    currency: 'USD',
+    ...over,
+  });
+  const facts: CoverageFacts = { coverage: MARCH, windowRun: '7' };
+  const describeConversions = (over: Partial<ConversionQuery>, goals = [signup, docs], f = facts) => {
+    const p = planConversions(question(over), goals, f);
+    if (!p) return 'raw';
+    const raw = p.days.rawWindows.map((w) => `${iso(w.start)}..${iso(w.end)}`).join(',') || '-';
+    return `${p.run ? 'window' : 'daily'} ${p.days.firstDay}..${p.days.lastDay} | raw ${raw}`;
+  };
+
+  it.each<[string, Partial<ConversionQuery>, GoalDefinition[], CoverageFacts, string]>([
+    ['by goal: the window', {}, [signup, docs], facts, 'window 2026-03-02..2026-03-08 | raw -'],
+    [
+      'by goal without a window: daily rows',
+      {},
+      [signup, docs],
+      { coverage: MARCH },
+      'daily 2026-03-02..2026-03-08 | raw -',
+    ],
+    [
+      'a total past the rolled-up days: the rest raw',
+      { dimension: undefined, end: day('2026-03-13') },
+      [docs],
+      facts,
+      'window 2026-03-02..2026-03-10 | raw 2026-03-11..2026-03-13',
+    ],
+    ['by day: daily rows only', { dimension: 'time:day' }, [docs], facts, 'daily 2026-03-02..2026-03-08 | raw -'],
+    ['no page goal: raw', {}, [signup], facts, 'raw'],
+    ['a visit filter: raw', { filters: [country] }, [signup, docs], facts, 'raw'],
+    ['a page filter: raw', { filters: [page] }, [signup, docs], facts, 'raw'],
+    [
+      'a property filter: raw',
+      { conversionFilters: [{ key: 'props:plan', operator: 'is', values: ['pro'] }] },
+      [signup, docs],
+      facts,
+      'raw',
+    ],
+    ['by country: raw', { dimension: 'country' }, [docs], facts, 'raw'],
+    ['by hour: raw', { dimension: 'time:hour' }, [docs], facts, 'raw'],
+    ['nothing rolled up: raw', {}, [signup, docs], {}, 'raw'],
+    [
+      'a stale day: read raw, and no window (its sums hold the day too)',
+      {},
+      [docs],
+      { ...facts, marks: [lateOn('2026-03-04')] },
+      'daily 2026-03-02..2026-03-08 | raw 2026-03-04..2026-03-05',
+    ],
+  ])('%s', (_what, over, goals, f, expected) => {
+    expect(describeConversions(over, goals, f)).toBe(expected);
   });
 });
