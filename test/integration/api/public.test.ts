@@ -306,8 +306,13 @@ describe('per-address limit', () => {
     expect(over.body.error.code).toBe('RATE_LIMITED');
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(over.headers.get('cache-control')).toBe('no-store');
-    const page = await call('GET', `/e/stats/${site.tracking_code}`, { headers: address });
+    const stats = await call('GET', `/e/stats/${site.tracking_code}`, { headers: address });
+    expect(stats.status).toBe(429);
+    const page = await call('GET', `/widgets/${site.tracking_code}/recent`, { headers: address });
     expect(page.status).toBe(429);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('Too many requests');
+    expect(page.headers.get('retry-after')).not.toBeNull();
     // Another address is untouched; the counter is kept under a hash, never the address.
     expect((await get(`/e/live/${site.tracking_code}`)).status).toBe(200);
     const keys = await ctx.redis.keys(`${ctx.config.REDIS_PREFIX}:rl:public:*`);
