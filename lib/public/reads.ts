@@ -9,7 +9,7 @@ import { notFound, orUnavailable } from '../errors';
 import type { RealtimeData } from '../external/schemas';
 import { countryName } from '../geo/lookup';
 import type { SiteConfig, SiteConfigCache } from '../ingest/accept/siteCache';
-import { realtimeSnapshot } from '../realtime/presence';
+import { realtimeCounts, realtimeSnapshot } from '../realtime/presence';
 import type { Redis } from '../redis';
 import { byMetricDesc, runStats } from '../stats/run';
 import { FlightCache } from './flight';
@@ -46,6 +46,8 @@ export interface PublicReadDeps {
   clickhouse: ClickHouseClient;
 }
 
+type LiveCounts = Pick<RealtimeData, 'live_visitors' | 'pageviews_last_30m' | 'as_of'>;
+
 interface Periods {
   last24h: { visitors: number; pageviews: number };
   last7d: { visitors: number; pageviews: number };
@@ -56,6 +58,7 @@ interface Periods {
 
 export class PublicReads {
   private readonly presence = new FlightCache<RealtimeData>(PRESENCE_TTL_MS);
+  private readonly presenceCounts = new FlightCache<LiveCounts>(PRESENCE_TTL_MS);
   private readonly periods = new FlightCache<Periods>(STATS_TTL_MS);
   private readonly codes = new FlightCache<string | null>(ID_TTL_MS);
 
@@ -83,13 +86,13 @@ export class PublicReads {
 
   async live(site: SiteConfig, now = Date.now()): Promise<LiveData> {
     if (!site.website.is_active) return paused(site);
-    const rt = await this.snapshot(site, now);
+    const rt = await this.counts(site, now);
     return { active: true, domain: site.website.domain, live_visitors: rt.live_visitors, as_of: rt.as_of };
   }
 
   async realtimeWidget(site: SiteConfig, now = Date.now()): Promise<RealtimeWidgetData> {
     if (!site.website.is_active) return paused(site);
-    const rt = await this.snapshot(site, now);
+    const rt = await this.counts(site, now);
     return {
       active: true,
       domain: site.website.domain,
@@ -108,7 +111,7 @@ export class PublicReads {
 
   async status(site: SiteConfig, now = Date.now()): Promise<TrackingStatusData> {
     const { website } = site;
-    const rt = website.is_active ? await this.snapshot(site, now) : undefined;
+    const rt = website.is_active ? await this.counts(site, now) : undefined;
     return {
       tracking_code: website.tracking_code,
       active: website.is_active,
@@ -153,6 +156,14 @@ export class PublicReads {
       attribution: GEO_CREDIT,
       as_of: new Date(now).toISOString(),
     };
+  }
+
+  /** The counts alone: what every public read but /e/realtime needs, without walking the live set. */
+  private counts(site: SiteConfig, now: number): Promise<LiveCounts> {
+    const id = site.website.id;
+    return orUnavailable(
+      this.presenceCounts.get(id, () => realtimeCounts(this.deps.redis, this.deps.redisPrefix, id, now), now),
+    );
   }
 
   private snapshot(site: SiteConfig, now: number): Promise<RealtimeData> {
