@@ -25,6 +25,7 @@ import { ingestRoutes } from './routes/ingest';
 import { inviteRoutes, teamInviteRoutes } from './routes/invites';
 import { onboardingRoutes } from './routes/onboarding';
 import { plausibleRoutes } from './routes/plausible';
+import { publicRoutes } from './routes/public';
 import { teamRoutes } from './routes/teams';
 import { trackerRoutes } from './routes/tracker';
 import { userRoutes } from './routes/users';
@@ -48,6 +49,8 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/v1', ingestRoutes(deps, enqueue));
   app.use(trackerRoutes());
   app.use(browserIngestRoutes(deps, enqueue));
+  // Widgets and real-time counters: no credential, CORS for any origin, a per-address limit.
+  app.use(publicRoutes(deps));
 
   const json = express.json({ limit: '1mb', strict: true });
   // Plausible's query API answers errors in Plausible's shape, its unreadable bodies too.

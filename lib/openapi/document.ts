@@ -11,6 +11,7 @@ import { registerDocumentPaths, registerExternalApi } from './external';
 import { registerFunnels } from './funnels';
 import { registerIngestion } from './ingestion';
 import { registerPlausibleApi } from './plausible';
+import { registerPublic } from './public';
 import { registerTeams } from './teams';
 import { registerWebsiteSettings } from './websiteSettings';
 import { registerWebsites } from './websites';
@@ -34,6 +35,7 @@ function registry(): OpenAPIRegistry {
   registerFunnels(r);
   registerConversations(r);
   registerAnnotations(r);
+  registerPublic(r);
   return r;
 }
 
@@ -53,6 +55,7 @@ export function openApiDocument(publicUrl: string): object {
         'Plausible-compatible API (POST /api/v2/query): Plausible’s Stats API v2 shapes with the Stats API’s credentials; errors {error, code}.',
         'Ingestion: server events with an API key (POST /api/v1/events, answered with the bare ingest result), browser events with the tracking code alone.',
         'Dashboard APIs (auth, users, websites, goals, exclusions, team members, teams, API keys, invites, error triage, conversations, onboarding): a Bearer JWT from /api/auth/login.',
+        'Public endpoints (/widgets, /e/live, /e/stats, /e/{trackingCode}/status, /e/realtime): no credential, CORS for any origin, a per-address limit; widgets are HTML unless Accept: application/json.',
         'Every other response uses the envelope {success, data, timestamp}; failures {success: false, error: {message, code, timestamp}}.',
       ].join('\n\n'),
     },

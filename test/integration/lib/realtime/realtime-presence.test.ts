@@ -6,6 +6,7 @@ import {
   LIVE_MS,
   type PresenceHit,
   presenceSink,
+  realtimeCounts,
   realtimeSnapshot,
   recordPresence,
 } from '../../../../lib/realtime/presence';
@@ -240,6 +241,34 @@ describe('recordPresence and realtimeSnapshot', () => {
     expect((await snapshot(site, t)).pageviews_last_30m).toBe(2);
     expect((await snapshot(site, t + 29 * MIN)).pageviews_last_30m).toBe(2);
     expect((await snapshot(site, t + 31 * MIN)).pageviews_last_30m).toBe(0);
+  });
+
+  it('realtimeCounts gives the snapshot’s counts at every moment, stale visitors and old minutes excluded', async () => {
+    const site = randomUUID();
+    const t = Date.now();
+    await record(
+      [
+        hit(site, { ts: t - 6 * MIN }),
+        hit(site, { ts: t - 4 * MIN }),
+        hit(site, { ts: t }),
+        hit(site, { ts: t, visitorId: '' }),
+      ],
+      t,
+    );
+    expect(await realtimeCounts(ctx.redis, prefix(), site, t)).toMatchObject({
+      live_visitors: 2,
+      pageviews_last_30m: 4,
+    });
+    for (const at of [t, t + 2 * MIN, t + 5 * MIN + 1, t + 25 * MIN, t + 31 * MIN]) {
+      // Counts first: the snapshot prunes what it walks, and the counts must not depend on that.
+      const counts = await realtimeCounts(ctx.redis, prefix(), site, at);
+      const s = await snapshot(site, at);
+      expect(counts).toEqual({
+        live_visitors: s.live_visitors,
+        pageviews_last_30m: s.pageviews_last_30m,
+        as_of: s.as_of,
+      });
+    }
   });
 
   it('ignores hits older than 30 minutes and clamps future ones to now', async () => {
