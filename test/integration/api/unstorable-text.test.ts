@@ -13,6 +13,7 @@ let goalId: string;
 let funnelId: string;
 let conversationId: string;
 let apiKey: string;
+let inviteToken: string;
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -29,6 +30,11 @@ beforeAll(async () => {
   funnelId = funnel.body.data.funnel.id;
   const conversation = await call('POST', '/api/conversations', { token: user.token, body: { title: 'T' } });
   conversationId = conversation.body.data.id;
+  const invite = await call('POST', `/api/teams/${user.teamId}/invites`, {
+    token: user.token,
+    body: { email: 'invited-unstorable@example.com' },
+  });
+  inviteToken = invite.body.data.token;
 });
 afterAll(() => ctx.close());
 
@@ -252,6 +258,13 @@ const FIELDS: Field[] = [
     path: () => `/api/teams/${user.teamId}/invites`,
     auth: 'jwt',
     body: (bad) => ({ email: `i${bad}@example.com` }),
+  },
+  {
+    field: 'full_name',
+    method: 'POST',
+    path: () => `/api/invites/${inviteToken}/accept`,
+    auth: 'none',
+    body: (bad) => ({ password: 'password-123', full_name: `A${bad}` }),
   },
   {
     field: 'title',
