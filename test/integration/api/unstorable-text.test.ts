@@ -1,6 +1,8 @@
 // Text PostgreSQL cannot take (a NUL character, an unpaired UTF-16 surrogate) in any request field that is
 // stored in PostgreSQL or looked up there: a 400 VALIDATION_ERROR naming the field, never a 500. One row per
-// field; a new free-text field gets a row here.
+// field; a new free-text field gets a row here, and a string field of a documented request body that has
+// neither a row nor a reason to be exempt fails the last test.
+import { openApiDocument } from '../../../lib/openapi/document';
 import { createApiKey, createWebsite, registerUser, type TestUser } from '../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../helpers/context';
 import { client } from '../../helpers/http';
@@ -324,6 +326,49 @@ const FIELDS: Field[] = [
     code: 'INVALID_QUERY',
     body: (bad) => ({ site_id: `s${bad}.example.com`, metrics: ['visitors'], date_range: '7d' }),
   },
+  {
+    field: 'timezone',
+    method: 'PUT',
+    path: () => `${websites()}/general`,
+    auth: 'jwt',
+    body: (bad) => ({ timezone: `UTC${bad}` }),
+  },
+  {
+    field: 'path',
+    method: 'PUT',
+    path: () => `${websites()}/goals/${goalId}`,
+    auth: 'jwt',
+    body: (bad) => ({ path: `/p${bad}` }),
+  },
+  {
+    field: 'steps.0.path',
+    method: 'PUT',
+    path: () => `${websites()}/funnels/${funnelId}`,
+    auth: 'jwt',
+    code: 'INVALID_FUNNEL_STEPS',
+    body: (bad) => ({ steps: [{ path: `/a${bad}` }, { path: '/b' }] }),
+  },
+  {
+    field: 'messages.0.role',
+    method: 'PUT',
+    path: () => `/api/conversations/${conversationId}`,
+    auth: 'jwt',
+    body: (bad) => ({ messages: [{ role: `user${bad}`, content: 'C' }] }),
+  },
+  {
+    field: 'domain',
+    method: 'PUT',
+    path: () => `${websites()}/general`,
+    auth: 'jwt',
+    body: (bad) => ({ domain: `g${bad}.example.com` }),
+  },
+  {
+    field: 'domain',
+    method: 'POST',
+    path: () => '/api/external/v1/websites',
+    auth: 'key',
+    body: (bad) => ({ domain: `e${bad}.example.com`, name: 'S' }),
+  },
 ];
 
 const UNSTORABLE: [string, string][] = [
@@ -346,4 +391,60 @@ describe.each(UNSTORABLE)('%s', (_what, bad) => {
       });
     },
   );
+});
+
+/** String fields of request bodies that never reach PostgreSQL as given, and why. */
+const EXEMPT: [RegExp, string][] = [
+  [/ (password|current_password|new_password)$/, 'only its hash is stored'],
+  [/ (team_id|website_id|steps\.0\.goal_id)$/, 'a UUID: its pattern refuses anything else'],
+  [/ primary_color$/, 'hex digits: its pattern refuses anything else'],
+  [/^POST \/api\/v2\/query (metrics\.0|dimensions\.0|date_range|date)$/, 'matched against fixed names and dates'],
+  [
+    /^POST (\/api\/v1\/events (events|serverContext)\.|\/api\/events\/|\/api\/track\/|\/e\/)/,
+    'event data: ingestion strips what PostgreSQL cannot store (lib/ingest/job/sanitize.ts) instead of refusing it',
+  ],
+];
+
+type Schema = Record<string, unknown>;
+const doc = openApiDocument('http://localhost') as unknown as {
+  paths: Record<string, Record<string, Schema>>;
+  components: { schemas: Record<string, Schema> };
+};
+const resolve = (s: Schema): Schema =>
+  typeof s.$ref === 'string' ? resolve(doc.components.schemas[s.$ref.split('/').pop() ?? '']) : s;
+
+/** Paths (`a.0.b`) of the free-form strings in a request body schema: no enum, not a UUID or a timestamp. */
+function stringFields(schema: Schema, path: string[] = []): string[] {
+  const s = resolve(schema);
+  const found: string[] = [];
+  for (const k of ['anyOf', 'oneOf', 'allOf'])
+    for (const sub of (s[k] as Schema[]) ?? []) found.push(...stringFields(sub, path));
+  const types = ([] as unknown[]).concat(s.type ?? []);
+  if (types.includes('string') && !s.enum && !['uuid', 'date-time'].includes(String(s.format)))
+    found.push(path.join('.'));
+  for (const [k, v] of Object.entries((s.properties as Record<string, Schema>) ?? {}))
+    found.push(...stringFields(v, [...path, k]));
+  if (s.items) found.push(...stringFields(s.items as Schema, [...path, '0']));
+  if (typeof s.additionalProperties === 'object')
+    found.push(...stringFields(s.additionalProperties as Schema, [...path, '*']));
+  return found;
+}
+
+test('every string field of a documented request body has a row above or a reason to be exempt', () => {
+  const template = (path: string) =>
+    Object.keys(doc.paths).find((t) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
+  const covered = new Set(FIELDS.map((f) => `${f.method} ${template(f.path())} ${f.field}`));
+  const missing: string[] = [];
+  for (const [t, operations] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const content = (operation.requestBody as { content?: Record<string, { schema: Schema }> } | undefined)?.content;
+      const schema = content?.['application/json']?.schema;
+      if (!schema) continue;
+      for (const field of new Set(stringFields(schema))) {
+        const name = `${method.toUpperCase()} ${t} ${field}`;
+        if (!covered.has(name) && !EXEMPT.some(([re]) => re.test(name))) missing.push(name);
+      }
+    }
+  }
+  expect(missing).toEqual([]);
 });
