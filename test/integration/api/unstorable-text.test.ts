@@ -2,6 +2,7 @@
 // stored in PostgreSQL or looked up there: a 400 VALIDATION_ERROR naming the field, never a 500. One row per
 // field; a new free-text field gets a row here, and a string field of a documented request body that has
 // neither a row nor a reason to be exempt fails the last test.
+import { UUID } from '../../../lib/checks';
 import { openApiDocument } from '../../../lib/openapi/document';
 import { createApiKey, createWebsite, registerUser, type TestUser } from '../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../helpers/context';
@@ -16,6 +17,7 @@ let funnelId: string;
 let conversationId: string;
 let apiKey: string;
 let inviteToken: string;
+let sessionCookie: string;
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -37,10 +39,16 @@ beforeAll(async () => {
     body: { email: 'invited-unstorable@example.com' },
   });
   inviteToken = invite.body.data.token;
+  const login = await call('POST', '/api/auth/login', { body: { email: user.email, password: 'password-123' } });
+  sessionCookie =
+    login.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('tidemark_session='))
+      ?.split(';')[0] ?? '';
 });
 afterAll(() => ctx.close());
 
-type Auth = 'jwt' | 'key' | 'none';
+type Auth = 'jwt' | 'key' | 'session' | 'none';
 interface Field {
   /** The field as the error message names it. */
   field: string;
@@ -369,6 +377,27 @@ const FIELDS: Field[] = [
     auth: 'key',
     body: (bad) => ({ domain: `e${bad}.example.com`, name: 'S' }),
   },
+  {
+    field: 'message',
+    method: 'POST',
+    path: () => '/api/annotations',
+    auth: 'session',
+    body: (bad) => ({ websiteId: site, type: 'deploy', message: `M${bad}` }),
+  },
+  {
+    field: 'metadata',
+    method: 'POST',
+    path: () => '/api/annotations',
+    auth: 'session',
+    body: (bad) => ({ websiteId: site, type: 'deploy', message: 'M', metadata: { [`k${bad}`]: 'v' } }),
+  },
+  {
+    field: 'metadata',
+    method: 'POST',
+    path: () => '/api/annotations',
+    auth: 'session',
+    body: (bad) => ({ websiteId: site, type: 'deploy', message: 'M', metadata: { nested: [`v${bad}`] } }),
+  },
 ];
 
 const UNSTORABLE: [string, string][] = [
@@ -380,7 +409,12 @@ describe.each(UNSTORABLE)('%s', (_what, bad) => {
   it.each(FIELDS.map((f, i) => [`#${i} ${f.method} ${f.field}`, f] as const))(
     '%s: 400 naming the field, never a 500',
     async (_name, f) => {
-      const auth = f.auth === 'jwt' ? { token: user.token } : f.auth === 'key' ? { token: apiKey } : {};
+      const auth = {
+        jwt: { token: user.token },
+        key: { token: apiKey },
+        session: { headers: { cookie: sessionCookie } },
+        none: {},
+      }[f.auth];
       const res = await call(f.method, f.path(), { ...auth, body: f.body(bad) });
       const error = f.plausible ? res.body : res.body.error;
       const message = f.plausible ? error?.error : error?.message;
@@ -396,7 +430,6 @@ describe.each(UNSTORABLE)('%s', (_what, bad) => {
 /** String fields of request bodies that never reach PostgreSQL as given, and why. */
 const EXEMPT: [RegExp, string][] = [
   [/ (password|current_password|new_password)$/, 'only its hash is stored'],
-  [/ (team_id|website_id|steps\.0\.goal_id)$/, 'a UUID: its pattern refuses anything else'],
   [/ primary_color$/, 'hex digits: its pattern refuses anything else'],
   [/^POST \/api\/v2\/query (metrics\.0|dimensions\.0|date_range|date)$/, 'matched against fixed names and dates'],
   [
@@ -413,15 +446,18 @@ const doc = openApiDocument('http://localhost') as unknown as {
 const resolve = (s: Schema): Schema =>
   typeof s.$ref === 'string' ? resolve(doc.components.schemas[s.$ref.split('/').pop() ?? '']) : s;
 
-/** Paths (`a.0.b`) of the free-form strings in a request body schema: no enum, not a UUID or a timestamp. */
+/** A string that can only be one of a few values, a UUID or a timestamp. */
+const notFree = (s: Schema) =>
+  s.enum !== undefined || ['uuid', 'date-time'].includes(String(s.format)) || s.pattern === UUID.source;
+
+/** Paths (`a.0.b`) of the free-form strings in a request body schema. */
 function stringFields(schema: Schema, path: string[] = []): string[] {
   const s = resolve(schema);
   const found: string[] = [];
   for (const k of ['anyOf', 'oneOf', 'allOf'])
     for (const sub of (s[k] as Schema[]) ?? []) found.push(...stringFields(sub, path));
   const types = ([] as unknown[]).concat(s.type ?? []);
-  if (types.includes('string') && !s.enum && !['uuid', 'date-time'].includes(String(s.format)))
-    found.push(path.join('.'));
+  if (types.includes('string') && !notFree(s)) found.push(path.join('.'));
   for (const [k, v] of Object.entries((s.properties as Record<string, Schema>) ?? {}))
     found.push(...stringFields(v, [...path, k]));
   if (s.items) found.push(...stringFields(s.items as Schema, [...path, '0']));

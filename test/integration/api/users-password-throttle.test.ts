@@ -4,7 +4,7 @@ import { LOGIN_WINDOW_SECONDS, MAX_FAILURES_PER_PAIR } from '../../../lib/auth/t
 import { windowKeys } from '../../../lib/auth/windows';
 import { registerUser, type TestUser } from '../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../helpers/context';
-import { client } from '../../helpers/http';
+import { client, type Reply } from '../../helpers/http';
 
 let ctx: TestContext;
 let call: ReturnType<typeof client>;
@@ -19,7 +19,7 @@ afterAll(() => ctx.close());
 
 interface Endpoint {
   name: string;
-  send: (token: string, password: string) => ReturnType<typeof call>;
+  send: (token: string, password: string) => Promise<Reply>;
 }
 
 const ENDPOINTS: Endpoint[] = [
