@@ -4,6 +4,7 @@ import { deleteAccount } from '../../lib/accounts/deleteAccount';
 import type { DeletedView, PasswordChangedView } from '../../lib/accounts/responses';
 import { changePasswordBody, deleteAccountBody, updateProfileBody } from '../../lib/accounts/schemas';
 import { changePassword, getUser, publicUser, updateProfile } from '../../lib/accounts/users';
+import { createLoginThrottle } from '../../lib/auth/throttle';
 import { JWT_TTL_SECONDS, SESSION_COOKIE, sha256Hex, signJwt } from '../../lib/auth/tokens';
 import { notFound } from '../../lib/errors';
 import type { AppDeps } from '../deps';
@@ -12,8 +13,10 @@ import { sendData } from '../middleware/envelope';
 import { parseBody } from '../middleware/validate';
 import { sessionCookieOptions } from './signIn';
 
-export function userRoutes({ pool, config, clickhouse, ingest }: AppDeps): Router {
+export function userRoutes({ pool, config, clickhouse, ingest, redis }: AppDeps): Router {
   const router = Router();
+  // Wrong current passwords count with the sign-in failures (lib/auth/throttle.ts).
+  const throttle = createLoginThrottle(redis, config.REDIS_PREFIX, config.JWT_SECRET);
   router.use(requireJwt(config.JWT_SECRET, pool));
 
   router.get('/me', async (_req, res) => {
@@ -33,6 +36,7 @@ export function userRoutes({ pool, config, clickhouse, ingest }: AppDeps): Route
     // Every earlier JWT (this one too) is revoked and other sessions end; the caller gets a fresh token.
     const version = await changePassword(
       pool,
+      throttle,
       userId(res),
       body.current_password,
       body.new_password,
@@ -47,7 +51,7 @@ export function userRoutes({ pool, config, clickhouse, ingest }: AppDeps): Route
 
   router.delete('/me', async (req, res) => {
     const body = parseBody(deleteAccountBody, req);
-    const deleted = await deleteAccount(pool, clickhouse, userId(res), body.password);
+    const deleted = await deleteAccount(pool, clickhouse, throttle, userId(res), body.password);
     for (const code of deleted.trackingCodes) ingest.sites.invalidate(code);
     res.clearCookie(SESSION_COOKIE, sessionCookieOptions(config.PUBLIC_URL));
     sendData(res, { deleted: true } satisfies DeletedView);

@@ -3,6 +3,7 @@
 // documents them.
 import { z } from '../zod';
 import { uuid } from './schemas';
+import { jsonProblem, text } from './storable';
 
 export const ANNOTATION_TYPES = ['deploy', 'release', 'campaign', 'incident', 'custom'] as const;
 export type AnnotationType = (typeof ANNOTATION_TYPES)[number];
@@ -14,10 +15,6 @@ export const MAX_METADATA_CHARS = 4096;
 export const MAX_LISTED_ANNOTATIONS = 500;
 /** A same-type annotation this close to an existing one's occurred_at (either side, inclusive) is a 409. */
 export const SAME_TYPE_WINDOW_MS = 5 * 60 * 1000;
-
-// PostgreSQL text and jsonb cannot hold NUL; refused here rather than failing the insert.
-const NUL = '\u0000';
-const noNul = (s: string) => !s.includes(NUL);
 
 /** ISO 8601 with a time and Z or an offset, from 1970 on (PostgreSQL has no year 0 and nothing earlier matters). */
 const isoInstant = z
@@ -31,17 +28,17 @@ const metadata = z
     (m) => JSON.stringify(m).length <= MAX_METADATA_CHARS,
     `must be at most ${MAX_METADATA_CHARS} characters as JSON`,
   )
-  .refine((m) => !JSON.stringify(m).includes('\\u0000'), 'must not hold NUL characters')
+  // The length cap bounds the nesting already (every level costs characters): no depth limit of its own.
+  .superRefine((m, ctx) => {
+    const problem = jsonProblem(m, MAX_METADATA_CHARS);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
   .openapi({ description: `A free-form JSON object, at most ${MAX_METADATA_CHARS} characters as JSON.` });
 
 export const createAnnotationBody = z.object({
   websiteId: uuid,
   type: z.enum(ANNOTATION_TYPES),
-  message: z
-    .string()
-    .min(1, 'must be 1 to 500 characters')
-    .max(MAX_MESSAGE_LENGTH, 'must be 1 to 500 characters')
-    .refine(noNul, 'must not hold NUL characters'),
+  message: text().min(1, 'must be 1 to 500 characters').max(MAX_MESSAGE_LENGTH, 'must be 1 to 500 characters'),
   occurredAt: isoInstant.optional().openapi({ description: 'When it happened; default: now.' }),
   metadata: metadata.optional(),
 });

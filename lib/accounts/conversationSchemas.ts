@@ -2,7 +2,7 @@
 // validate with these, lib returns their inferred types, lib/openapi documents them.
 import { z } from '../zod';
 import { uuid } from './schemas';
-import { storable } from './storable';
+import { text } from './storable';
 
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_CONTENT_LENGTH = 20_000;
@@ -11,9 +11,8 @@ export const MAX_ROLE_LENGTH = 32;
 /** Conversations a team may keep: with the caps above, a bound on what one team stores; the list shows them all. */
 export const MAX_CONVERSATIONS_PER_TEAM = 500;
 
-const title = storable(z.string().trim().min(1).max(MAX_TITLE_LENGTH));
-const role = z
-  .string()
+const title = text().trim().min(1).max(MAX_TITLE_LENGTH);
+const role = text()
   .trim()
   .max(MAX_ROLE_LENGTH)
   .regex(
@@ -21,7 +20,7 @@ const role = z
     'must be a lowercase word such as user or assistant (letters, digits, _ and -, starting with a letter)',
   );
 // Not trimmed: leading and trailing white space can matter in a message (code, lists).
-const content = storable(z.string().min(1).max(MAX_CONTENT_LENGTH));
+const content = text().min(1).max(MAX_CONTENT_LENGTH);
 
 export const listConversationsQuery = z.object({
   team_id: uuid.optional().openapi({ description: 'A team of the caller; default: the caller’s personal team.' }),

@@ -3,6 +3,7 @@
 // rule — goes with every record it holds (websites and their analytics, API keys, invites, conversations). A
 // team that others still use stays, so the account cannot be deleted while it is such a team's last owner.
 import type { Pool } from 'pg';
+import type { LoginThrottle } from '../auth/throttle';
 import type { ClickHouseClient } from '../clickhouse/client';
 import { purgeWebsiteData } from '../clickhouse/purge';
 import { withTransaction } from '../db/pool';
@@ -27,10 +28,11 @@ export interface DeletedAccount {
 export async function deleteAccount(
   pool: Pool,
   clickhouse: ClickHouseClient,
+  throttle: LoginThrottle,
   userId: string,
   password: string,
 ): Promise<DeletedAccount> {
-  await requireCurrentPassword(pool, userId, password);
+  await requireCurrentPassword(pool, throttle, userId, password);
   return withTransaction(pool, async (client) => {
     const user = await client.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
     if (!user.rowCount) throw notFound('User not found');

@@ -4,6 +4,7 @@ import { analyticsQuery } from '../external/schemas';
 import { FILTER_OPERATORS, V2_FILTER_KEYS } from '../stats/params';
 import { z } from '../zod';
 import { GOAL_KINDS, pathPattern, uuid } from './schemas';
+import { text } from './storable';
 
 export const MIN_FUNNEL_STEPS = 2;
 export const MAX_FUNNEL_STEPS = 8;
@@ -26,7 +27,7 @@ const funnelSteps = z
     (steps) => new Set(steps.map((s) => s.goal_id ?? `path:${s.path}`)).size === steps.length,
     'a step may appear only once in a funnel',
   );
-const funnelName = z.string().trim().min(1).max(200);
+const funnelName = text().trim().min(1).max(200);
 
 export const createFunnelBody = z.object({ name: funnelName, steps: funnelSteps });
 /** Renames a funnel and/or replaces all of its steps. */

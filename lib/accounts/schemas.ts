@@ -6,13 +6,12 @@ import { isIpRule, MAX_PATTERN_LENGTH, MAX_PATTERN_STARS } from '../ingest/accep
 import { ROLE_NAMES } from '../plans';
 import { canonicalTimeZone } from '../stats/timeZones';
 import { z } from '../zod';
-import { storable } from './storable';
+import { text } from './storable';
 
-export const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
+export const email = text().trim().toLowerCase().max(254).email('must be an email address');
 export const password = z.string().min(8, 'must be at least 8 characters').max(512);
-const fullName = storable(z.string().trim().min(1).max(200));
-export const domainName = z
-  .string()
+const fullName = text().trim().min(1).max(200);
+export const domainName = text()
   .trim()
   .toLowerCase()
   .max(253)
@@ -20,10 +19,9 @@ export const domainName = z
     /^(?=.{1,253}$)(localhost|([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}|\d{1,3}(\.\d{1,3}){3})(:\d{1,5})?$/,
     'must be a domain name such as example.com',
   );
-const websiteName = z.string().trim().min(1).max(200);
+const websiteName = text().trim().min(1).max(200);
 // Stored as ClickHouse spells it (`utc` → `UTC`); a zone the runtime or ClickHouse lacks would fail every read.
-export const timezone = z
-  .string()
+export const timezone = text()
   .max(64)
   .refine(
     (tz) => canonicalTimeZone(tz) !== undefined,
@@ -37,12 +35,9 @@ export const registerBody = z.object({ email, password, full_name: fullName.opti
 export const loginBody = z.object({ email, password: z.string().min(1).max(512) });
 export const updateProfileBody = z.object({
   full_name: fullName.nullable().optional(),
-  avatar_url: storable(
-    z
-      .string()
-      .max(2048)
-      .regex(/^[hH][tT][tT][pP][sS]?:\/\/\S+$/, 'must be an http(s) URL'), // no i flag: see UUID in lib/checks.ts
-  )
+  avatar_url: text()
+    .max(2048)
+    .regex(/^[hH][tT][tT][pP][sS]?:\/\/\S+$/, 'must be an http(s) URL') // no i flag: see UUID in lib/checks.ts
     .nullable()
     .optional(),
 });
@@ -74,7 +69,7 @@ export const updateGeneralBody = z.object({
 
 export const createApiKeyBody = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: text().trim().min(1).max(100),
     permission: z.enum(['full_access', 'site_access']),
     website_id: uuid.optional(),
   })
@@ -83,10 +78,9 @@ export const createApiKeyBody = z
     path: ['website_id'],
   });
 
-export const goalName = z.string().trim().min(1).max(200);
+export const goalName = text().trim().min(1).max(200);
 /** A path pattern (path exclusions, page goals, funnel steps): `*` is any run of characters, the rest literal. */
-export const pathPattern = z
-  .string()
+export const pathPattern = text()
   .trim()
   .min(1)
   .max(MAX_PATTERN_LENGTH, `must be at most ${MAX_PATTERN_LENGTH} characters`)
@@ -131,16 +125,15 @@ export type GoalKind = (typeof GOAL_KINDS)[number];
 export type UpdateProfileBody = z.infer<typeof updateProfileBody>;
 
 export const ipExclusionBody = z.object({
-  ip_address: z
-    .string()
+  ip_address: text()
     .trim()
     .max(64)
     .refine((v) => isIpRule(v), 'must be an IPv4 or IPv6 address or CIDR range'),
-  description: z.string().trim().max(500).optional(),
+  description: text().trim().max(500).optional(),
 });
 export const pathExclusionBody = z.object({
   path_pattern: pathPattern,
-  description: z.string().trim().max(500).optional(),
+  description: text().trim().max(500).optional(),
 });
 export const trackingSettingsBody = z.object({
   track_outbound_links: z.boolean().optional(),

@@ -3,6 +3,7 @@
 import { PAYMENT_PROVIDERS } from '../ingest/accept/serverSchemas';
 import { z } from '../zod';
 import { domainName, email } from './schemas';
+import { text } from './storable';
 import { webhookUrlProblem } from './webhookUrl';
 
 /** The spec's anomaly severities ("Anomaly"), least severe first. */
@@ -28,8 +29,7 @@ export function notificationsBody(allowPrivateWebhooks: boolean) {
       .optional(),
     anomaly_alerts: z.boolean().optional(),
     anomaly_min_severity: z.enum(ANOMALY_SEVERITIES).optional(),
-    slack_webhook_url: z
-      .string()
+    slack_webhook_url: text()
       .trim()
       .max(2048)
       .superRefine((value, ctx) => {
@@ -76,8 +76,7 @@ const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency
 
 export const revenueBody = z.object({
   revenue_provider: z.enum(PAYMENT_PROVIDERS).nullable().optional(),
-  revenue_currency: z
-    .string()
+  revenue_currency: text()
     .trim()
     .toUpperCase()
     .refine((c) => CURRENCIES.has(c), 'must be an ISO 4217 currency code such as USD or EUR')

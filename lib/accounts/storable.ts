@@ -1,7 +1,8 @@
-// What PostgreSQL can store in text and jsonb: no NUL character (refused by both) and no unpaired UTF-16
-// surrogate (refused by jsonb). User text of the dashboard records is checked with these at the edge, so such
-// input is a 400 naming the field instead of a failed write.
-import type { z } from '../zod';
+// What PostgreSQL can store in text and jsonb: no NUL character (refused by both, also as a bound parameter of
+// a lookup) and no unpaired UTF-16 surrogate (refused by jsonb; silently turned into U+FFFD in text). Every
+// free-text request field that reaches PostgreSQL starts from `text()`, so such input is a 400 naming the field
+// instead of a failed write or lookup.
+import { z } from '../zod';
 
 const NOT_STORABLE = 'must not contain NUL characters or unpaired surrogates';
 
@@ -9,8 +10,8 @@ export function isStorableText(value: string): boolean {
   return !value.includes('\u0000') && value.isWellFormed();
 }
 
-/** A string schema refined to storable text. */
-export const storable = <S extends z.ZodString>(schema: S) => schema.refine(isStorableText, NOT_STORABLE);
+/** A string schema refusing what PostgreSQL cannot store; chain the field's own checks after it. */
+export const text = () => z.string().refine(isStorableText, NOT_STORABLE);
 
 /** Why a JSON value cannot be stored as given (a key or string that is not storable, nesting past `maxDepth`). */
 export function jsonProblem(value: unknown, maxDepth: number, depth = 0): string | undefined {

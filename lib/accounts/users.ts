@@ -1,8 +1,9 @@
 // Users and their personal teams.
 import type { Pool, PoolClient } from 'pg';
 import { burnVerifyTime, hashPassword, verifyPassword } from '../auth/passwords';
+import type { LoginThrottle } from '../auth/throttle';
 import { withTransaction } from '../db/pool';
-import { conflict, isUniqueViolation, notFound, unauthorized } from '../errors';
+import { conflict, isUniqueViolation, notFound, orUnavailable, unauthorized } from '../errors';
 import type { PlanName } from '../plans';
 import type { UserView } from './responses';
 import type { RegisterBody, UpdateProfileBody } from './schemas';
@@ -164,21 +165,33 @@ export async function setPassword(
 
 export async function changePassword(
   pool: Pool,
+  throttle: LoginThrottle,
   userId: string,
   current: string,
   next: string,
   keepSessionHash?: string,
 ): Promise<number> {
-  await requireCurrentPassword(pool, userId, current);
+  await requireCurrentPassword(pool, throttle, userId, current);
   return setPassword(pool, userId, next, keepSessionHash);
 }
 
-/** 401 unless `password` is the user's current password (a password change, deleting the account). */
-export async function requireCurrentPassword(pool: Pool, userId: string, password: string): Promise<void> {
-  const { rows } = await pool.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [
-    userId,
-  ]);
-  if (!rows[0] || !(await verifyPassword(rows[0].password_hash, password))) {
-    throw unauthorized('Current password is incorrect');
-  }
+/**
+ * 401 unless `password` is the user's current password (a password change, deleting the account); 429 once
+ * the user has guessed wrong too often (a stolen token must not become a way to guess the password), even
+ * for the right password until the window passes.
+ */
+export async function requireCurrentPassword(
+  pool: Pool,
+  throttle: LoginThrottle,
+  userId: string,
+  password: string,
+): Promise<void> {
+  const { rows } = await pool.query<{ password_hash: string; email: string }>(
+    'SELECT password_hash, email FROM users WHERE id = $1',
+    [userId],
+  );
+  if (!rows[0]) throw unauthorized('Current password is incorrect');
+  await orUnavailable(throttle.reauthAttempt(userId, rows[0].email));
+  if (!(await verifyPassword(rows[0].password_hash, password))) throw unauthorized('Current password is incorrect');
+  await throttle.reauthSucceed(userId, rows[0].email).catch(() => undefined);
 }

@@ -3,6 +3,8 @@
 // client). Once an email has many failures, every client shares a small per-email allowance, however many
 // addresses it sprays from; only a known device (a browser that signed in to the account before,
 // lib/auth/devices.ts) is exempt, so the owner on it always gets in and a new device waits about a minute.
+// The password asked again of a signed-in user (changing it, deleting the account) is counted per user, from
+// any client: only a holder of the user's token can make those guesses, so a hard limit locks out no one else.
 import type { Redis } from 'ioredis';
 import { rateLimited } from '../errors';
 import { giveBack, windowKeys } from './windows';
@@ -59,6 +61,12 @@ export interface LoginThrottle {
   attempt(email: string, clientIp: string | undefined, device?: string): Promise<void>;
   /** A successful sign-in does not count: the pair's failures are forgotten, the other counters given back. */
   succeed(email: string, clientIp: string | undefined, device?: string): Promise<void>;
+  /**
+   * The same for the current password asked of a signed-in user: MAX_FAILURES_PER_PAIR per LOGIN_WINDOW_SECONDS
+   * per user whatever the client, also counted on the email's sign-in slowdown.
+   */
+  reauthAttempt(userId: string, email: string): Promise<void>;
+  reauthSucceed(userId: string, email: string): Promise<void>;
 }
 
 export function createLoginThrottle(redis: Redis, prefix: string, secret: string): LoginThrottle {
@@ -72,33 +80,48 @@ export function createLoginThrottle(redis: Redis, prefix: string, secret: string
       slow: key('slow', e),
     };
   };
+  // Seconds to wait, or 0. `exempt`: limited by the pair only, as a known device is (the script's ARGV[8]).
+  const run = async (k: ReturnType<typeof keys>, exempt: boolean) =>
+    Number(
+      await redis.eval(
+        ATTEMPT,
+        4,
+        k.pair,
+        k.client,
+        k.email,
+        k.slow,
+        LOGIN_WINDOW_SECONDS,
+        MAX_FAILURES_PER_PAIR,
+        MAX_FAILURES_PER_CLIENT,
+        EMAIL_SLOWDOWN_AFTER,
+        EMAIL_WINDOW_SECONDS,
+        SLOW_ATTEMPTS,
+        SLOW_WINDOW_SECONDS,
+        exempt ? 1 : 0,
+      ),
+    );
+  const reauthKeys = (userId: string, email: string) => ({
+    ...keys(email, undefined, undefined),
+    pair: key('user', userId),
+  });
   return {
     async attempt(email, clientIp, device) {
-      const k = keys(email, clientIp, device);
-      const wait = Number(
-        await redis.eval(
-          ATTEMPT,
-          4,
-          k.pair,
-          k.client,
-          k.email,
-          k.slow,
-          LOGIN_WINDOW_SECONDS,
-          MAX_FAILURES_PER_PAIR,
-          MAX_FAILURES_PER_CLIENT,
-          EMAIL_SLOWDOWN_AFTER,
-          EMAIL_WINDOW_SECONDS,
-          SLOW_ATTEMPTS,
-          SLOW_WINDOW_SECONDS,
-          device ? 1 : 0,
-        ),
-      );
+      const wait = await run(keys(email, clientIp, device), Boolean(device));
       if (wait > 0) throw rateLimited('Too many sign-in attempts; try again later', wait);
     },
     async succeed(email, clientIp, device) {
       const k = keys(email, clientIp, device);
       await redis.del(k.pair);
       await giveBack(redis, device ? [k.email] : [k.client, k.email]);
+    },
+    async reauthAttempt(userId, email) {
+      const wait = await run(reauthKeys(userId, email), true);
+      if (wait > 0) throw rateLimited('Too many wrong passwords; try again later', wait);
+    },
+    async reauthSucceed(userId, email) {
+      const k = reauthKeys(userId, email);
+      await redis.del(k.pair);
+      await giveBack(redis, [k.email]);
     },
   };
 }

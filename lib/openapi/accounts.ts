@@ -89,20 +89,21 @@ export function registerAccounts(r: OpenAPIRegistry): void {
     ...me,
     method: 'put',
     path: '/api/users/me/password',
-    summary: 'Change the password: every earlier JWT is revoked and other sessions end; the answer holds a fresh token',
+    summary:
+      'Change the password: every earlier JWT is revoked and other sessions end; the answer holds a fresh token. Wrong current passwords are limited per user like sign-in failures (429 with Retry-After)',
     body: changePasswordBody,
     data: passwordChangedView,
-    errors: errors([401, 404], true),
+    errors: errors([401, 404, 429], true),
   });
   op({
     ...me,
     method: 'delete',
     path: '/api/users/me',
     summary:
-      'Delete the caller’s account (the password again in the body; a wrong one is 401): the user, their sessions and memberships, and every team left without another active member, with its websites and their analytics, API keys and conversations. 409 LAST_OWNER while the caller is the last owner of a team with other active members; 409 INSTANCE_OWNER for the instance owner',
+      'Delete the caller’s account (the password again in the body; a wrong one is 401): the user, their sessions and memberships, and every team left without another active member, with its websites and their analytics, API keys and conversations. 409 LAST_OWNER while the caller is the last owner of a team with other active members; 409 INSTANCE_OWNER for the instance owner. Wrong passwords are limited per user like sign-in failures (429 with Retry-After)',
     body: deleteAccountBody,
     data: deletedView,
-    errors: errors([401, 404, 409], true),
+    errors: errors([401, 404, 409, 429], true),
   });
 
   const invites = { tag: 'Invites' };

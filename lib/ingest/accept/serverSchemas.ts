@@ -1,4 +1,5 @@
 // Shapes of server-side ingestion (spec "Server event", "Ingest result", DESIGN §3 "Ingestion decisions").
+import { text } from '../../accounts/storable';
 import { z } from '../../zod';
 
 export const EVENT_TYPES = ['pageview', 'event', 'identify', 'goal', 'purchase'] as const;
@@ -32,7 +33,7 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
 /** The request envelope; events stay unknown here because each is judged on its own, in order. */
 export const ingestBatchSchema = z.object({
-  trackingCode: z.string().min(1).max(64),
+  trackingCode: text().min(1).max(64), // looked up in PostgreSQL
   events: z
     .array(z.unknown())
     .min(1, 'must hold at least 1 event')

@@ -1,6 +1,8 @@
 // Parses a Plausible Stats API v2 request (POST /api/v2/query) once, at the edge: its shape with zod, then
 // each name through the tables of names.ts, filters into the model's, and the date range into instants
 // in the website's time zone. Every refusal is a 400 whose message names the part at fault.
+
+import { text } from '../../accounts/storable';
 import { HttpError } from '../../errors';
 import { z } from '../../zod';
 import type { Dimension, ModelMetric } from '../model';
@@ -34,7 +36,8 @@ const nameText = z.string().min(1).max(200);
 /** The request body as Plausible documents it (its JSON schema forbids other keys, and so does this one). */
 export const plausibleQueryBody = z
   .object({
-    site_id: z.string().min(1).max(253).openapi({ description: 'The website’s domain, or its UUID.' }),
+    // Looked up in PostgreSQL when it is a domain.
+    site_id: text().min(1).max(253).openapi({ description: 'The website’s domain, or its UUID.' }),
     metrics: z.array(nameText).min(1).max(20),
     date_range: z.union([z.string().max(40), z.tuple([z.string().max(40), z.string().max(40)])]).openapi({
       description:
