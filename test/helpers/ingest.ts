@@ -77,3 +77,7 @@ export async function waitForEvents(
   }
   return n;
 }
+
+/** A desktop Chrome's User-Agent: browser ingestion records it (curl's and headless browsers' are bots). */
+export const CHROME =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';

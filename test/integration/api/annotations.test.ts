@@ -1,7 +1,9 @@
 // /api/annotations (issue 23): session cookie only, cross-site writes refused, the role matrix, the free plan's
 // monthly cap and the 5-minute same-type rule on a controlled clock, and the overlay on v2 timeseries.
+
 import { randomUUID } from 'node:crypto';
 import { createApiKey, createWebsite, registerUser, type TestUser } from '../../helpers/accounts';
+import { withDateAt } from '../../helpers/clock';
 import { createTestContext, type TestContext } from '../../helpers/context';
 import { type CallOptions, client, type Reply } from '../../helpers/http';
 
@@ -40,28 +42,8 @@ async function member(teamId: string, label: string, role: string | null): Promi
   return user;
 }
 
-const FAKED_ONLY_DATE = [
-  'hrtime',
-  'nextTick',
-  'performance',
-  'queueMicrotask',
-  'setImmediate',
-  'clearImmediate',
-  'setInterval',
-  'clearInterval',
-  'setTimeout',
-  'clearTimeout',
-] as const;
-
 /** Runs `fn` with Date pinned to `now` (moved with jest.setSystemTime); network timers stay real. */
-async function at<T>(now: string, fn: () => Promise<T>): Promise<T> {
-  jest.useFakeTimers({ now: new Date(now), doNotFake: [...FAKED_ONLY_DATE] });
-  try {
-    return await fn();
-  } finally {
-    jest.useRealTimers();
-  }
-}
+const at = <T>(now: string, fn: () => Promise<T>) => withDateAt(new Date(now), fn);
 
 beforeAll(async () => {
   ctx = await createTestContext();

@@ -1,16 +1,15 @@
 // Website settings of issue 23: /notifications, /revenue and /domains, their roles, their bad input, and
 // domain verification by browser ingestion.
+
 import { randomUUID } from 'node:crypto';
 import { createWebsite, registerUser, type TestUser } from '../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../helpers/context';
 import { client } from '../../helpers/http';
+import { CHROME } from '../../helpers/ingest';
 
 let ctx: TestContext;
 let call: ReturnType<typeof client>;
 let owner: TestUser;
-
-const CHROME =
-  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 beforeAll(async () => {
   ctx = await createTestContext();

@@ -1,11 +1,13 @@
 // External API v1 read side over HTTP: the OpenAPI document, hand-computed analytics on the DST fixture,
 // every endpoint's statuses, the authorization matrix, rate limits, quota and usage. Every response these
 // tests see is also checked against the OpenAPI document by test/helpers/http.ts.
+
 import { randomUUID } from 'node:crypto';
 import { validate } from '@readme/openapi-parser';
 import { revokeApiKey } from '../../../../lib/accounts/apiKeys';
 import { setTeamLimits, setTeamPlan } from '../../../../lib/accounts/teams';
 import { createApiKey, createWebsite, registerUser, type TestUser } from '../../../helpers/accounts';
+import { withDateAt } from '../../../helpers/clock';
 import { createTestContext, type TestContext } from '../../../helpers/context';
 import { client } from '../../../helpers/http';
 import { checkAgainstOpenApi } from '../../../helpers/openapiValidate';
@@ -65,29 +67,7 @@ const get = (path: string, apiKey: string | null = fullKey) =>
   call('GET', `${V1}${path}`, { apiKey: apiKey ?? undefined });
 
 /** Runs `fn` with Date (only) pinned to NOW and moving on in real time; network timers stay real. */
-async function atNow<T>(fn: () => Promise<T>): Promise<T> {
-  jest.useFakeTimers({
-    now: NOW,
-    advanceTimers: true,
-    doNotFake: [
-      'hrtime',
-      'nextTick',
-      'performance',
-      'queueMicrotask',
-      'setImmediate',
-      'clearImmediate',
-      'setInterval',
-      'clearInterval',
-      'setTimeout',
-      'clearTimeout',
-    ],
-  });
-  try {
-    return await fn();
-  } finally {
-    jest.useRealTimers();
-  }
-}
+const atNow = <T>(fn: () => Promise<T>) => withDateAt(NOW, fn, true);
 
 describe('the OpenAPI document', () => {
   it('is public, cached for 5 minutes, OpenAPI 3.1.0 with API version 1.0.0, and valid', async () => {

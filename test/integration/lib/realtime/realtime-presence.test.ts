@@ -14,11 +14,9 @@ import { type Redis, redisKey } from '../../../../lib/redis';
 import { createWebsite, registerUser } from '../../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../../helpers/context';
 import { client } from '../../../helpers/http';
-import { type IngestFixture, ingestFixture, pageview } from '../../../helpers/ingest';
+import { CHROME, type IngestFixture, ingestFixture, pageview } from '../../../helpers/ingest';
 
 const MIN = 60_000;
-const CHROME =
-  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 let ctx: TestContext;
 

@@ -1,5 +1,6 @@
 // Issue 19 item 3: one free user must not freeze the web role through path exclusions. Patterns are capped in
 // length and number, matched in time linear in the path, and the abuse limit comes before any matching.
+
 import { randomUUID } from 'node:crypto';
 import { ABUSE_LIMIT_PER_MINUTE } from '../../../../../lib/ingest/accept/browser';
 import {
@@ -10,13 +11,11 @@ import {
 import { createWebsite, registerUser, type TestUser } from '../../../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../../../helpers/context';
 import { client } from '../../../../helpers/http';
+import { CHROME } from '../../../../helpers/ingest';
 
 let ctx: TestContext;
 let call: ReturnType<typeof client>;
 let owner: TestUser;
-
-const CHROME =
-  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 beforeAll(async () => {
   ctx = await createTestContext();

@@ -14,16 +14,13 @@ import { PROJECT_ROOT } from '../../../../../lib/paths';
 import { createWebsite, registerUser, type TestUser } from '../../../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../../../helpers/context';
 import { client } from '../../../../helpers/http';
-import { countEvents, startTestWorker, waitForEvents } from '../../../../helpers/ingest';
+import { CHROME, countEvents, startTestWorker, waitForEvents } from '../../../../helpers/ingest';
 
 let ctx: TestContext;
 let owner: TestUser;
 let site: { id: string; tracking_code: string };
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let call: ReturnType<typeof client>;
-
-const CHROME =
-  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 beforeAll(async () => {
   ctx = await createTestContext();

@@ -1,5 +1,6 @@
 // The verification mark on the browser ingestion path: one UPDATE while a website is unverified, none once it
 // is verified, and never in the way of the event (a slow or failing UPDATE neither delays nor fails it).
+
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { type BrowserDeps, ingestBrowserEvent } from '../../../../../lib/ingest/accept/browser';
@@ -9,12 +10,11 @@ import { SiteConfigCache } from '../../../../../lib/ingest/accept/siteCache';
 import { createLogger } from '../../../../../lib/log';
 import { createWebsite, registerUser, type TestUser } from '../../../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../../../helpers/context';
+import { CHROME } from '../../../../helpers/ingest';
 
 let ctx: TestContext;
 let owner: TestUser;
 
-const CHROME =
-  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const MARK = "verification_status = 'verified'";
 
 beforeAll(async () => {

@@ -10,6 +10,7 @@ import { createApiKey, createWebsite } from '../../../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../../../helpers/context';
 import { client } from '../../../../helpers/http';
 import {
+  CHROME,
   countEvents,
   type IngestFixture,
   ingestFixture,
@@ -18,9 +19,6 @@ import {
   waitForEvents,
 } from '../../../../helpers/ingest';
 import { startPrivateRedis } from '../../../../helpers/privateRedis';
-
-const CHROME =
-  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 let ctx: TestContext;
 let fx: IngestFixture;

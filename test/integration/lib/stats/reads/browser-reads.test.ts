@@ -7,7 +7,7 @@ import { replaySessions } from '../../../../../lib/stats/reads/replaySessions';
 import { createWebsite, registerUser, type TestUser } from '../../../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../../../helpers/context';
 import { client } from '../../../../helpers/http';
-import { startTestWorker, waitForEvents } from '../../../../helpers/ingest';
+import { CHROME, startTestWorker, waitForEvents } from '../../../../helpers/ingest';
 
 let ctx: TestContext;
 let owner: TestUser;
@@ -17,8 +17,6 @@ let outsider: TestUser;
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let call: ReturnType<typeof client>;
 
-const CHROME =
-  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 
