@@ -73,11 +73,16 @@ export async function customEventReport(
   now = Date.now(),
 ): Promise<CustomEventsData> {
   const { base } = question(site, range, now);
-  const rows = (await runConversions(clickhouse, { ...base, metrics: ['visitors', 'events'], dimension: 'name' }))
+  // Both reads at once (the properties of every name, kept for the listed ones): the answer waits for one
+  // scan of the custom events instead of two in a row.
+  const [names, properties] = await Promise.all([
+    runConversions(clickhouse, { ...base, metrics: ['visitors', 'events'], dimension: 'name' }),
+    topPropertyValues(clickhouse, base),
+  ]);
+  const rows = names
     .filter((r) => r.key !== '')
     .sort(byMetricDesc('events'))
     .slice(0, limit);
-  const properties = await topPropertyValues(clickhouse, { ...base, names: rows.map((r) => r.key) });
   return {
     events: rows.map((r) => ({
       name: r.key,

@@ -10,23 +10,23 @@ export interface PropertyValues {
 }
 
 /**
- * For the named custom events in [start, end): their property keys, most used first (at most `keys` per
+ * For the named custom events (all without `names`) in [start, end): their property keys, most used first (at most `keys` per
  * event), each with its `values` most frequent values. A non-string value reads as its JSON text.
  */
 export async function topPropertyValues(
   clickhouse: ClickHouseClient,
-  q: { websiteId: string; start: number; end: number; names: readonly string[] },
+  q: { websiteId: string; start: number; end: number; names?: readonly string[] },
   keys = 10,
   values = 5,
 ): Promise<PropertyValues[]> {
-  if (q.names.length === 0) return [];
-  const params: Record<string, unknown> = { w: q.websiteId, names: q.names, keys, values };
+  if (q.names?.length === 0) return [];
+  const params: Record<string, unknown> = { w: q.websiteId, keys, values, ...(q.names ? { names: q.names } : {}) };
   const rows = await selectRows<{ name: string; key: string; value: string; n: string; kn: string }>(
     clickhouse,
     `SELECT name, kv.1 AS key, if(startsWith(kv.2, '"'), JSONExtractString(kv.2), kv.2) AS value, count() AS n,
         sum(n) OVER (PARTITION BY name, key) AS kn
       FROM events ARRAY JOIN JSONExtractKeysAndValuesRaw(props) AS kv
-      WHERE website_id = {w:UUID} AND ${inWindows('ts', [q], params)} AND type IN ('event', 'goal') AND name IN {names:Array(String)}
+      WHERE website_id = {w:UUID} AND ${inWindows('ts', [q], params)} AND type IN ('event', 'goal')${q.names ? ' AND name IN {names:Array(String)}' : ''}
       GROUP BY name, key, value
       ORDER BY name, kn DESC, key, n DESC, value
       LIMIT {values:UInt32} BY name, key`,
