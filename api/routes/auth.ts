@@ -17,6 +17,7 @@ import { takeAttempt, windowKeys } from '../../lib/auth/windows';
 import { forbidden, orUnavailable, rateLimited, unauthorized } from '../../lib/errors';
 import type { AppDeps } from '../deps';
 import { jwtUser, requireSession } from '../middleware/auth';
+import { sameOriginWrites } from '../middleware/csrf';
 import { sendData } from '../middleware/envelope';
 import { parseBody } from '../middleware/validate';
 import { sessionCookieOptions, signInResponder } from './signIn';
@@ -27,6 +28,9 @@ export const SIGNUP_WINDOW_SECONDS = 10 * 60;
 export function authRoutes(deps: AppDeps): Router {
   const { pool, config } = deps;
   const router = Router();
+  // Every route here sets or spends the session cookie: a cross-site form cannot sign someone in to another
+  // account (login CSRF), out, or mint a JWT from their session (DESIGN §5).
+  router.use(sameOriginWrites(config.PUBLIC_URL));
   const throttle = createLoginThrottle(deps.redis, config.REDIS_PREFIX, config.JWT_SECRET);
   const signupKey = windowKeys(config.REDIS_PREFIX, config.JWT_SECRET, 'signup');
   const signIn = signInResponder(deps);

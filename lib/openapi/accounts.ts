@@ -33,7 +33,7 @@ export function registerAccounts(r: OpenAPIRegistry): void {
     method: 'post',
     path: '/api/auth/register',
     summary:
-      'Create an account with a personal team and sign in (sets the session cookie; 403 when sign-up is disabled)',
+      'Create an account with a personal team and sign in (sets the session cookie; 403 when sign-up is disabled or the request is cross-site)',
     body: registerBody,
     data: signIn,
     status: 201,
@@ -43,10 +43,10 @@ export function registerAccounts(r: OpenAPIRegistry): void {
     ...auth,
     method: 'post',
     path: '/api/auth/login',
-    summary: 'Sign in with email and password (sets the session cookie)',
+    summary: 'Sign in with email and password (sets the session cookie; 403 for a cross-site request)',
     body: loginBody,
     data: signIn,
-    errors: errors([401, 429], true),
+    errors: errors([401, 403, 429], true),
   });
   op({
     ...auth,
@@ -55,16 +55,16 @@ export function registerAccounts(r: OpenAPIRegistry): void {
     summary: 'End the session and revoke every JWT of its user (and of the Bearer token’s user, when given)',
     security: [...SECURITY.session, ...SECURITY.jwt, {}],
     data: loggedOutView,
-    errors: errors([]),
+    errors: errors([403]),
   });
   op({
     ...auth,
     method: 'post',
     path: '/api/auth/token',
-    summary: 'A fresh JWT from the session cookie',
+    summary: 'A fresh JWT from the session cookie (403 for a cross-site request)',
     security: SECURITY.session,
     data: tokenView,
-    errors: errors([401]),
+    errors: errors([401, 403]),
   });
 
   const me = { tag: 'Users', security: SECURITY.jwt };

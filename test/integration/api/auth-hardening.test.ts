@@ -353,6 +353,36 @@ describe('sign-in throttling without a lockout', () => {
   });
 });
 
+const CROSS_SITE: Record<string, string>[] = [
+  { origin: 'https://evil.example' },
+  { origin: 'null' },
+  { 'sec-fetch-site': 'cross-site' },
+];
+
+describe('cross-site requests to /api/auth', () => {
+  it('refuses a sign-up, sign-in, logout or token renewal whose Origin is another site; same-origin and Origin-less pass', async () => {
+    const body = { email: `csrf-${Date.now()}@example.com`, password: 'correct horse battery' };
+    for (const path of ['/api/auth/register', '/api/auth/login', '/api/auth/logout', '/api/auth/token']) {
+      for (const headers of CROSS_SITE) {
+        const res = await call('POST', path, { body, headers });
+        expect({ path, headers, status: res.status, code: res.body.error?.code }).toEqual({
+          path,
+          headers,
+          status: 403,
+          code: 'FORBIDDEN',
+        });
+      }
+    }
+    const same = await call('POST', '/api/auth/register', {
+      body,
+      headers: { origin: new URL(ctx.config.PUBLIC_URL).origin },
+    });
+    expect(same.status).toBe(201);
+    const bare = await call('POST', '/api/auth/login', { body });
+    expect(bare.status).toBe(200);
+  });
+});
+
 describe('team-member add', () => {
   it('tells a free user nothing about whether an email is registered', async () => {
     const free = await registerUser(ctx, 'free', 'free-admin');
