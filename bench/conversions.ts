@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { generateEvents, generatePurchases, rawTailHours, rollUp, settleMerges } from './generate';
-import { log, runBenchmark, startService, timeGet, timingHeader, timingRow, workerStarted } from './service';
+import { log, runBenchmark, startService, timeGet, timingHeader, timingRow } from './service';
 
 const TARGET = { p50: 250, p99: 500 };
 
@@ -26,7 +26,6 @@ async function main(): Promise<number> {
   const runs = Number(values.runs ?? 30);
   const service = await startService({ name: 'convbench' });
   try {
-    await workerStarted(service);
     const started = Date.now();
     const gen = await generateEvents(service, Number(values.events ?? 10_000_000));
     const purchases = await generatePurchases(service, gen);

@@ -10,17 +10,7 @@
 // External API over range=30d, unfiltered and with a visit-key filter, and the dashboard's results.
 import { parseArgs } from 'node:util';
 import { generate, rawTailHours, rollUp, settleMerges } from './generate';
-import {
-  api,
-  log,
-  runBenchmark,
-  type Service,
-  startService,
-  timeGet,
-  timingHeader,
-  timingRow,
-  workerStarted,
-} from './service';
+import { api, log, runBenchmark, type Service, startService, timeGet, timingHeader, timingRow } from './service';
 
 const TARGET = { p50: 250, p99: 500 };
 
@@ -60,7 +50,6 @@ async function main(): Promise<number> {
   const runs = Number(values.runs ?? 30);
   const service = await startService({ name: 'funnelbench' });
   try {
-    await workerStarted(service);
     const started = Date.now();
     const stored = await generate(service, Number(values.events ?? 10_000_000));
     log(`generated ${stored.toLocaleString('en-US')} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -9,7 +9,7 @@
 import { Client } from 'pg';
 import { rollupCoverage } from '../lib/stats/coverage';
 import { addDays, startOfDay } from '../lib/stats/time';
-import { runCli, type Service } from './service';
+import { runCli, type Service, workerStarted } from './service';
 
 const COUNTRIES = ['US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP', 'CA', 'NL', 'ES', 'IT', 'PL'];
 const SOURCES = [
@@ -77,6 +77,8 @@ async function count(service: Service, table: string): Promise<number> {
  * The custom event is one of 4 names with props `plan` (3 values) and `method` (3 values).
  */
 export async function generateEvents(service: Service, events: number): Promise<GeneratedEvents> {
+  // The bulk insert keeps the embedded store from answering a starting worker's check.
+  await workerStarted(service);
   const sessions = Math.ceil((events * 3) / 11);
   const visitors = Math.round(sessions / 2.5);
   const start = Date.now() - 90 * 86_400_000;
