@@ -1,7 +1,6 @@
 // Reading a password at the terminal without echoing it (`tidemark login` on a TTY).
 export function promptHidden(prompt: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(prompt);
   return new Promise((resolve, reject) => {
     let value = '';
     const finish = (err?: Error) => {
@@ -19,7 +18,9 @@ export function promptHidden(prompt: string): Promise<string> {
         value = ch === '\u007f' || ch === '\b' ? value.slice(0, -1) : value + ch;
       }
     };
+    // Echo off before the prompt shows: a password typed the moment it appears must not be echoed.
     stdin.setRawMode(true);
+    process.stderr.write(prompt);
     stdin.setEncoding('utf8');
     stdin.on('data', onData);
     stdin.resume();
