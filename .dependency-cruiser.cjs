@@ -3,6 +3,13 @@
 module.exports = {
   forbidden: [
     {
+      name: 'web-uses-types-only',
+      severity: 'error',
+      comment: 'The dashboard runs in the browser: from the server it takes types (inferred from schemas), never code.',
+      from: { path: '^web/' },
+      to: { path: '^(api|workers|jobs|lib|cli)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       comment: 'Import cycles make load order matter and modules impossible to read alone.',

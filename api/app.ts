@@ -15,6 +15,7 @@ import { annotationRoutes } from './routes/annotations';
 import { authRoutes } from './routes/auth';
 import { browserIngestRoutes } from './routes/browserIngest';
 import { conversationRoutes } from './routes/conversations';
+import { dashboardRoutes } from './routes/dashboard';
 import { exportRoutes } from './routes/external/export';
 import { externalFunnelRoutes } from './routes/external/funnels';
 import { externalReadRoutes } from './routes/external/read';
@@ -97,6 +98,7 @@ export function createApp(deps: AppDeps): Express {
     plausibleRoutes(deps),
   );
 
+  app.use(dashboardRoutes(deps.config.PUBLIC_URL));
   app.use(notFoundHandler());
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,8 +1,8 @@
 // /api/auth: register, login, logout, and JWT renewal from the session cookie (DESIGN §3 "Accounts").
 import { type Request, Router } from 'express';
-import type { LoggedOutView, TokenView } from '../../lib/accounts/responses';
+import type { LoggedOutView, SetupView, TokenView } from '../../lib/accounts/responses';
 import { loginBody, registerBody } from '../../lib/accounts/schemas';
-import { authenticateUser, createUser, getUser } from '../../lib/accounts/users';
+import { authenticateUser, createUser, getUser, instanceHasOwner } from '../../lib/accounts/users';
 import { DEVICE_COOKIE, verifyDeviceCookie } from '../../lib/auth/devices';
 import { createLoginThrottle } from '../../lib/auth/throttle';
 import {
@@ -20,7 +20,7 @@ import { jwtUser, requireSession } from '../middleware/auth';
 import { sameOriginWrites } from '../middleware/csrf';
 import { sendData } from '../middleware/envelope';
 import { parseBody } from '../middleware/validate';
-import { sessionCookieOptions, signInResponder } from './signIn';
+import { clearSessionCookies, signInResponder } from './signIn';
 
 /** Sign-up limits (SIGNUP_LIMIT_PER_CLIENT, SIGNUP_LIMIT_TOTAL) count per this window. */
 export const SIGNUP_WINDOW_SECONDS = 10 * 60;
@@ -44,6 +44,13 @@ export function authRoutes(deps: AppDeps): Router {
     const owner = await getUser(pool, claim.userId);
     return owner && owner.email.toLowerCase() === email.toLowerCase() ? claim.deviceId : undefined;
   }
+
+  router.get('/setup', async (_req, res) => {
+    sendData(res, {
+      owner_exists: await instanceHasOwner(pool),
+      signup_open: config.ALLOW_SIGNUP,
+    } satisfies SetupView);
+  });
 
   router.post('/register', async (req, res) => {
     if (!config.ALLOW_SIGNUP) throw forbidden('Sign-up is disabled on this server');
@@ -82,7 +89,7 @@ export function authRoutes(deps: AppDeps): Router {
     const bearerUser = await jwtUser(config.JWT_SECRET, pool, req);
     if (bearerUser) users.add(bearerUser);
     for (const id of users) await revokeTokens(pool, id);
-    res.clearCookie(SESSION_COOKIE, sessionCookieOptions(config.PUBLIC_URL));
+    clearSessionCookies(res, config.PUBLIC_URL);
     sendData(res, { logged_out: true } satisfies LoggedOutView);
   });
 

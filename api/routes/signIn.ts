@@ -14,6 +14,18 @@ export function sessionCookieOptions(publicUrl: string): CookieOptions {
 }
 
 /**
+ * A readable companion of the (HttpOnly) session cookie, holding nothing secret: the dashboard asks for a JWT
+ * on load only when it is there, so a signed-out visit makes no request that must fail.
+ */
+export const SIGNED_IN_COOKIE = 'tm_signed_in';
+
+export function clearSessionCookies(res: Response, publicUrl: string): void {
+  const options = sessionCookieOptions(publicUrl);
+  res.clearCookie(SESSION_COOKIE, options);
+  res.clearCookie(SIGNED_IN_COOKIE, { ...options, httpOnly: false });
+}
+
+/**
  * `device`: the id this browser already holds for the user, kept; otherwise a new one (the browser has now
  * proven itself for this account). `extra` fields are added to the response body.
  */
@@ -28,6 +40,7 @@ export function signInResponder({ pool, config }: Pick<AppDeps, 'pool' | 'config
   ) => {
     const session = await createSession(pool, user.id);
     res.cookie(SESSION_COOKIE, session.token, { ...cookieOptions, maxAge: SESSION_TTL_MS });
+    res.cookie(SIGNED_IN_COOKIE, '1', { ...cookieOptions, httpOnly: false, maxAge: SESSION_TTL_MS });
     res.cookie(DEVICE_COOKIE, deviceCookieValue(config.JWT_SECRET, user.id, device), {
       ...cookieOptions,
       path: '/api/auth',

@@ -11,7 +11,7 @@ import type { AppDeps } from '../deps';
 import { requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
 import { parseBody } from '../middleware/validate';
-import { sessionCookieOptions } from './signIn';
+import { clearSessionCookies } from './signIn';
 
 export function userRoutes({ pool, config, clickhouse, ingest, redis }: AppDeps): Router {
   const router = Router();
@@ -53,7 +53,7 @@ export function userRoutes({ pool, config, clickhouse, ingest, redis }: AppDeps)
     const body = parseBody(deleteAccountBody, req);
     const deleted = await deleteAccount(pool, clickhouse, throttle, userId(res), body.password);
     for (const code of deleted.trackingCodes) ingest.sites.invalidate(code);
-    res.clearCookie(SESSION_COOKIE, sessionCookieOptions(config.PUBLIC_URL));
+    clearSessionCookies(res, config.PUBLIC_URL);
     sendData(res, { deleted: true } satisfies DeletedView);
   });
 

@@ -30,6 +30,9 @@ export const signInView = z.object({
   team: z.object({ id: z.string(), name: z.string(), plan: z.enum(PLAN_NAMES) }).optional(),
   token: z.string(),
 });
+/** Whether the first-run screen is due: an instance with no owner yet, and whether anyone may sign up. */
+export const setupView = z.object({ owner_exists: z.boolean(), signup_open: z.boolean() });
+export type SetupView = z.infer<typeof setupView>;
 export const tokenView = z.object({ token: z.string(), expires_in: count });
 export const passwordChangedView = tokenView.extend({ updated: z.literal(true) });
 export const loggedOutView = z.object({ logged_out: z.literal(true) });

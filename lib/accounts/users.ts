@@ -72,6 +72,14 @@ export async function createUser(pool: Pool, input: RegisterBody, options: NewUs
   }
 }
 
+/** Whether the instance has its owner yet (the dashboard's first-run screen creates one when not). */
+export async function instanceHasOwner(pool: Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ owned: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM instance WHERE owner_user_id IS NOT NULL) AS owned',
+  );
+  return rows[0].owned;
+}
+
 /** Makes the user the instance owner; with `first`, only when nobody is (one row updated, so two sign-ups cannot both win). */
 async function claimInstance(client: PoolClient, userId: string, how: 'first' | 'take'): Promise<boolean> {
   const { rowCount } = await client.query(

@@ -8,6 +8,7 @@ import {
   inviteRegisteredView,
   loggedOutView,
   passwordChangedView,
+  setupView,
   signInView,
   tokenView,
   userView,
@@ -28,6 +29,15 @@ export function registerAccounts(r: OpenAPIRegistry): void {
   const signIn = signInView.extend({ user }).openapi('SignIn');
 
   const auth = { tag: 'Auth', security: SECURITY.public };
+  op({
+    ...auth,
+    method: 'get',
+    path: '/api/auth/setup',
+    summary:
+      'Whether the instance has an owner yet (the dashboard’s first-run screen registers the owner when not) and whether sign-up is open',
+    data: setupView,
+    errors: errors([]),
+  });
   op({
     ...auth,
     method: 'post',

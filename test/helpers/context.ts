@@ -105,7 +105,10 @@ export async function createTestContext(overrides: Record<string, string> = {}):
   };
   const app = createApp(deps);
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(keepConnectionsAlive(s)));
+    // A fixed PORT when given (browser tests need PUBLIC_URL, and so the port, before the server starts).
+    const s = app.listen(overrides.PORT ? Number(overrides.PORT) : 0, '127.0.0.1', () =>
+      resolve(keepConnectionsAlive(s)),
+    );
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -1,0 +1,132 @@
+// Serves the dashboard (web/, built into dist/web/): index.html for the app's pages, never cached and under a
+// strict Content-Security-Policy, and the content-hashed assets it names, cached for a year and sent
+// gzipped to clients that accept it. PUBLIC_URL's path is the prefix every link in the page starts with
+// (a proxy in front forwards that prefix's requests here with the prefix removed).
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { type Request, type Response, Router } from 'express';
+import { DIST_ROOT } from '../../lib/paths';
+import { errorBody } from '../middleware/envelope';
+
+const DIR = path.join(DIST_ROOT, 'web');
+
+/** The app's pages; any other path stays the API's 404. */
+export const DASHBOARD_PATHS = [
+  '/',
+  '/setup',
+  '/login',
+  '/register',
+  '/account',
+  '/invite/:token',
+  '/sites',
+  '/sites/*rest',
+  '/share/*rest',
+];
+
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "frame-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+const TYPES: Record<string, string> = {
+  '.js': 'application/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.woff2': 'font/woff2',
+};
+
+interface Asset {
+  body: Buffer;
+  gzipped: Buffer;
+  type: string;
+}
+
+function loadAssets(): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  const dir = path.join(DIR, 'assets');
+  if (!fs.existsSync(dir)) return assets;
+  for (const name of fs.readdirSync(dir)) {
+    const body = fs.readFileSync(path.join(dir, name));
+    assets.set(name, {
+      body,
+      gzipped: zlib.gzipSync(body, { level: 9 }),
+      type: TYPES[path.extname(name)] ?? 'application/octet-stream',
+    });
+  }
+  return assets;
+}
+
+const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+function indexHtml(base: string): string | null {
+  const manifestFile = path.join(DIR, 'manifest.json');
+  if (!fs.existsSync(manifestFile)) return null;
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { js: string; css: string | null };
+  const b = escapeAttr(base);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="tm-base" content="${b}">
+<meta name="color-scheme" content="light dark">
+<link rel="icon" href="data:,">
+<title>Tidemark</title>
+${manifest.css ? `<link rel="stylesheet" href="${b}/assets/${manifest.css}">` : ''}
+<script type="module" src="${b}/assets/${manifest.js}"></script>
+</head>
+<body><div id="app"></div><noscript>Tidemark’s dashboard needs JavaScript.</noscript></body>
+</html>
+`;
+}
+
+export function dashboardRoutes(publicUrl: string): Router {
+  const router = Router();
+  const assets = loadAssets();
+  const base = new URL(publicUrl).pathname.replace(/\/+$/, '');
+  const html = indexHtml(base);
+
+  router.get('/assets/:file', (req, res) => {
+    const asset = assets.get(String(req.params.file));
+    if (!asset) {
+      res.status(404).json(errorBody('NOT_FOUND', 'No such file'));
+      return;
+    }
+    res.setHeader('Content-Type', asset.type);
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Vary', 'Accept-Encoding');
+    if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+      res.setHeader('Content-Encoding', 'gzip');
+      res.send(asset.gzipped);
+    } else res.send(asset.body);
+  });
+
+  const page = (req: Request, res: Response) => {
+    if (html === null) {
+      res.status(503).json(errorBody('NOT_BUILT', 'The dashboard is not built (run npm run build)'));
+      return;
+    }
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache');
+    // A shared dashboard may be framed by other sites (an embedded public dashboard); nothing else may.
+    res.setHeader(
+      'Content-Security-Policy',
+      `${CONTENT_SECURITY_POLICY}; frame-ancestors ${req.path.startsWith('/share/') ? '*' : "'none'"}`,
+    );
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'same-origin');
+    res.send(html);
+  };
+  router.get(DASHBOARD_PATHS, page);
+  return router;
+}

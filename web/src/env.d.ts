@@ -1,0 +1,2 @@
+// Styles are bundled by esbuild from imports.
+declare module '*.css';

@@ -1,0 +1,6 @@
+// Placeholder until this page is built.
+import { Shell } from '../ui/layout';
+
+export default function Page() {
+  return <Shell title="newSite">Not built yet</Shell>;
+}

@@ -1,0 +1,78 @@
+// Form parts: labelled fields with their hint and error, and a submit helper that turns a failed request
+// into words next to the form instead of an exception.
+import type { ButtonHTMLAttributes, ComponentChildren, InputHTMLAttributes } from 'preact';
+import { useState } from 'preact/hooks';
+
+type InputProps = InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string; error?: string };
+
+let fieldIds = 0;
+
+export function Field({ label, hint, error, id, ...input }: InputProps) {
+  const [fieldId] = useState(() => id ?? `f${++fieldIds}`);
+  const described = [hint && `${fieldId}-hint`, error && `${fieldId}-error`].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class="field">
+      <label for={fieldId}>{label}</label>
+      <input id={fieldId} aria-describedby={described} aria-invalid={error ? true : undefined} {...input} />
+      {hint && (
+        <p class="field-hint" id={`${fieldId}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${fieldId}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function Button({
+  kind = 'primary',
+  busy,
+  children,
+  ...rest
+}: ButtonHTMLAttributes<HTMLButtonElement> & { kind?: 'primary' | 'secondary' | 'danger'; busy?: boolean }) {
+  return (
+    <button type="button" class={`button button-${kind}`} disabled={busy || rest.disabled} aria-busy={busy} {...rest}>
+      {children}
+    </button>
+  );
+}
+
+/** Runs an async action for a form: busy while it runs, the error's message if it fails. */
+export function useSubmit<A extends unknown[]>(action: (...args: A) => Promise<void>) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = async (...args: A) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action(...args);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run, setError };
+}
+
+export function FormError({ children }: { children?: ComponentChildren }) {
+  if (!children) return null;
+  return (
+    <p class="form-error" role="alert">
+      {children}
+    </p>
+  );
+}
+
+/** The values of a submitted form's named fields. */
+export function formValues(e: Event): Record<string, string> {
+  e.preventDefault();
+  const data = new FormData(e.currentTarget as HTMLFormElement);
+  const out: Record<string, string> = {};
+  for (const [k, v] of data.entries()) if (typeof v === 'string') out[k] = v;
+  return out;
+}
