@@ -1,0 +1,6 @@
+// Placeholder until this section is built.
+import type { SectionProps } from './section';
+
+export default function Section({ site }: SectionProps) {
+  return <p>replays of {site.name}: not built yet</p>;
+}

@@ -1,0 +1,6 @@
+// Placeholder until this tab is built.
+import type { SettingsTabProps } from './tab';
+
+export default function Tab({ site }: SettingsTabProps) {
+  return <p>general of {site.name}: not built yet</p>;
+}
