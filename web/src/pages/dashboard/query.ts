@@ -1,0 +1,67 @@
+// Stats for the dashboard come from Plausible's Stats API v2 (POST /api/v2/query), the same endpoint a script
+// uses, with the view state's range and filters. A shared dashboard calls it with its share token instead
+// of a user's JWT (set in lib/api.ts); nothing here differs.
+import type { PlausibleQueryBody } from '../../../../lib/stats/plausible/query';
+import { post } from '../../lib/api';
+import type { DashboardState, Filter } from './state';
+
+export interface V2Result {
+  results: { metrics: (number | { value: number; currency: string } | null)[]; dimensions: string[] }[];
+  meta: { time_labels?: string[]; total_rows?: number };
+  query: { date_range: [string, string] };
+}
+
+type DateRange = PlausibleQueryBody['date_range'];
+
+/** The state's range as v2's date_range; `24h` is the last 24 hours to the minute. */
+export function dateRange(state: DashboardState, now = Date.now()): DateRange {
+  switch (state.range) {
+    case 'today':
+      return 'day';
+    case '24h':
+      return [new Date(now - 86_400_000).toISOString(), new Date(now).toISOString()];
+    case 'custom':
+      return [state.from!, state.to!];
+    default:
+      return state.range;
+  }
+}
+
+export function v2Filters(filters: Filter[]): unknown[] {
+  return filters.map((f) => [f.op, f.dimension, f.values]);
+}
+
+export interface QueryParts {
+  metrics: string[];
+  dimensions?: string[];
+  order_by?: [string, 'asc' | 'desc'][];
+  limit?: number;
+  /** Overrides the state's range (the comparison period). */
+  date_range?: DateRange;
+  include?: { time_labels?: boolean; total_rows?: boolean };
+  /** Filters added to the state's (a panel's own). */
+  filters?: Filter[];
+}
+
+export function runQuery(siteId: string, state: DashboardState, parts: QueryParts, signal?: AbortSignal) {
+  return post<V2Result>(
+    '/api/v2/query',
+    {
+      site_id: siteId,
+      metrics: parts.metrics,
+      date_range: parts.date_range ?? dateRange(state),
+      dimensions: parts.dimensions ?? [],
+      filters: v2Filters([...state.filters, ...(parts.filters ?? [])]),
+      order_by: parts.order_by,
+      include: parts.include,
+      pagination: parts.limit ? { limit: parts.limit, offset: 0 } : undefined,
+    },
+    { signal },
+  );
+}
+
+/** A metric's value as a number (revenue comes as {value, currency}). */
+export function metricValue(v: V2Result['results'][number]['metrics'][number]): number {
+  if (v === null || v === undefined) return 0;
+  return typeof v === 'number' ? v : v.value;
+}
