@@ -144,6 +144,8 @@ export async function startService(opts: {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? os.tmpdir(),
     PORT: String(port),
+    // The dashboard's sign-in refuses requests from any origin other than PUBLIC_URL's.
+    PUBLIC_URL: base,
     STORE_PORT: String(storePort),
     DATABASE_URL: `${PG_BASE}/${dbName}`,
     REDIS_URL,

@@ -13,7 +13,7 @@ const CHROMIUM = '/usr/bin/chromium';
 export const WEB_ARTIFACTS = path.join(PROJECT_ROOT, 'test-artifacts', 'web');
 const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
