@@ -1,5 +1,6 @@
 // Bundles the dashboard with esbuild into dist/web/: content-hashed scripts and styles under assets/ (code split,
 // so a page's chunk loads when it is first opened) and a manifest naming the entry files for the server.
+const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const esbuild = require('esbuild');
@@ -26,9 +27,18 @@ async function main() {
     assetNames: '[name].[hash]',
     loader: { '.svg': 'file', '.woff2': 'file' },
   });
-  const entry = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === 'web/src/main.tsx');
-  const [js, meta] = entry;
-  const manifest = { js: path.basename(js), css: meta.cssBundle ? path.basename(meta.cssBundle) : null };
+  const outputs = Object.entries(result.metafile.outputs);
+  const [js, meta] = outputs.find(([, o]) => o.entryPoint === 'web/src/main.tsx');
+  // Styles imported by lazily loaded pages land in files of their own that nothing would request: every
+  // stylesheet is joined into the one the page links (the main entry's first), a few KB in all.
+  const cssFiles = outputs.map(([file]) => file).filter((file) => file.endsWith('.css'));
+  cssFiles.sort((a, b) => (a === meta.cssBundle ? -1 : b === meta.cssBundle ? 1 : a.localeCompare(b)));
+  const root = path.join(__dirname, '..');
+  const css = cssFiles.map((file) => fs.readFileSync(path.join(root, file), 'utf8')).join('\n');
+  for (const file of cssFiles) fs.rmSync(path.join(root, file));
+  const cssName = `main.${createHash('sha256').update(css).digest('hex').slice(0, 8).toUpperCase()}.css`;
+  fs.writeFileSync(path.join(out, 'assets', cssName), css);
+  const manifest = { js: path.basename(js), css: cssName };
   fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify(manifest, null, 2));
 }
 
