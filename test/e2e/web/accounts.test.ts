@@ -259,7 +259,7 @@ it('deletes an account after the password, and says why the owners cannot', asyn
   await page.getByRole('button', { name: 'Delete my account' }).click();
   await page.getByRole('alert').waitFor();
   const refusal = await page.getByRole('alert').textContent();
-  expect(refusal).toContain(`Your account cannot be deleted yet: You are the last owner of "${TEAM}"`);
+  expect(refusal).toContain(`Your account cannot be deleted yet: you are the last owner of "${TEAM}"`);
   expect(refusal).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}/);
   expectProblem(problems, 'DELETE /api/users/me → 409');
   await screenshot(page, 'account-last-owner');

@@ -133,13 +133,15 @@ function deleteRefusal(err: unknown): Error {
   if (!(err instanceof ApiError)) return err as Error;
   if (err.code === 'INSTANCE_OWNER') {
     return new Error(
-      'You own this Tidemark server, so your account cannot be deleted. Make another account the owner first: on the server, run `tidemark admin create-user --owner`.',
+      'You own this Tidemark server, so your account cannot be deleted. Make another account the owner first (on the server: tidemark admin create-user --owner).',
     );
   }
   if (err.code === 'LAST_OWNER') {
     // The server names each team with its id; the name is what a person recognises.
     const reason = err.message.replace(/ \([0-9a-f-]{36}\)/g, '');
-    return new Error(`Your account cannot be deleted yet: ${reason}, then try again.`);
+    return new Error(
+      `Your account cannot be deleted yet: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}, then try again.`,
+    );
   }
   if (err.status === 401) return new Error('That password is not correct; nothing was deleted.');
   return err;
