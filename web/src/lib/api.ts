@@ -39,6 +39,11 @@ interface CallOptions {
   /** Send no JWT (sign-in pages, shared links carry their own). */
   anonymous?: boolean;
   headers?: Record<string, string>;
+  /**
+   * The call checks a password the reader typed (password change, deleting the account): the token is renewed
+   * first, so a 401 means a wrong password and is not retried (a retry would count as a second wrong guess).
+   */
+  passwordCheck?: boolean;
 }
 
 async function send(method: string, path: string, options: CallOptions): Promise<Response> {
@@ -109,8 +114,13 @@ async function readError(res: Response): Promise<ApiError> {
 }
 
 export async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+  if (options.passwordCheck && token && !(await renewToken())) {
+    token = null;
+    onSignedOut();
+    throw new ApiError('Your session has ended; sign in again.', 401, 'UNAUTHORIZED');
+  }
   let res = await send(method, path, options);
-  if (res.status === 401 && token && !options.anonymous) {
+  if (res.status === 401 && token && !options.anonymous && !options.passwordCheck) {
     if (await renewToken()) res = await send(method, path, options);
     else {
       token = null;
