@@ -306,6 +306,13 @@ it('says so when the server does not allow sign-up', async () => {
     expect(await page.locator('form').count()).toBe(0);
     expect(await accessibilityViolations(page)).toEqual([]);
     await screenshot(page, 'register-closed');
+    // Sign-in offers no way to an account that cannot be created.
+    const setupRead = page.waitForResponse((r) => r.url().endsWith('/api/auth/setup'));
+    await page.goto(`${closed.baseUrl}/login`);
+    await setupRead;
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+    expect(await page.getByRole('link', { name: 'Create an account' }).count()).toBe(0);
     expect(problems).toEqual([]);
     await context.close();
   } finally {

@@ -1,9 +1,9 @@
 // Sign in; back to where the reader was going (`next`), or to their sites. A fresh instance goes to set-up.
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../lib/api';
 import { useAuth } from '../lib/auth';
 import { Link, navigate } from '../lib/router';
-import type { SignIn } from '../lib/types';
+import type { Setup, SignIn } from '../lib/types';
 import { Button, Field, FormError, formValues, useSubmit } from '../ui/form';
 import { Card } from '../ui/layout';
 
@@ -15,6 +15,7 @@ export function safeNext(query: URLSearchParams): string {
 
 export default function Login({ query }: { query: URLSearchParams }) {
   const auth = useAuth();
+  const [signupOpen, setSignupOpen] = useState(false);
   const submit = useSubmit(async (values: Record<string, string>) => {
     auth.signedIn(await post<SignIn>('/api/auth/login', { email: values.email, password: values.password }));
     navigate(safeNext(query), { replace: true });
@@ -23,9 +24,10 @@ export default function Login({ query }: { query: URLSearchParams }) {
     if (auth.status === 'signedIn') navigate(safeNext(query), { replace: true });
   }, [auth.status, query]);
   useEffect(() => {
-    get<{ owner_exists: boolean }>('/api/auth/setup').then(
+    get<Setup>('/api/auth/setup').then(
       (s) => {
         if (!s.owner_exists) navigate('/setup', { replace: true });
+        setSignupOpen(s.signup_open);
       },
       () => {},
     );
@@ -40,9 +42,11 @@ export default function Login({ query }: { query: URLSearchParams }) {
           Sign in
         </Button>
       </form>
-      <p class="card-foot">
-        New here? <Link href="/register">Create an account</Link>
-      </p>
+      {signupOpen && (
+        <p class="card-foot">
+          New here? <Link href="/register">Create an account</Link>
+        </p>
+      )}
     </Card>
   );
 }
