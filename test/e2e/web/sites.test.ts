@@ -169,7 +169,7 @@ it('lists sites, adds one, sees its first visit arrive, edits its settings and d
 
   // The worker stores the visit; the list shows it in the site's 7 days.
   expect(await waitForEvents(ctx, 1, `website_id = '${siteId}' AND type = 'pageview'`)).toBe(1);
-  await page.getByRole('link', { name: 'open the dashboard' }).waitFor();
+  expect(await page.getByRole('link', { name: 'open the dashboard' }).getAttribute('href')).toBe(`/sites/${siteId}`);
   await page.goto(`${ctx.baseUrl}/sites`);
   const card = page.getByRole('listitem').filter({ hasText: 'Test Shop' });
   await card.getByTestId('week-total').waitFor();

@@ -107,7 +107,9 @@ function RuleTable({
         <tr>
           <th scope="col">{kind === 'ip' ? 'Address' : 'Pattern'}</th>
           <th scope="col">Note</th>
-          <th scope="col">Added</th>
+          <th scope="col" class="rule-added">
+            Added
+          </th>
           <th scope="col">
             <span class="visually-hidden">Actions</span>
           </th>
@@ -120,7 +122,7 @@ function RuleTable({
               <code>{r.rule}</code>
             </td>
             <td>{r.description ?? <span class="muted">—</span>}</td>
-            <td>{dateTime(r.created_at)}</td>
+            <td class="rule-added">{dateTime(r.created_at)}</td>
             <td>
               <Button
                 kind="secondary"
