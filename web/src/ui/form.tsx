@@ -76,3 +76,15 @@ export function formValues(e: Event): Record<string, string> {
   for (const [k, v] of data.entries()) if (typeof v === 'string') out[k] = v;
   return out;
 }
+
+/**
+ * A 400's message names the field it is about first ("domain: must be a domain name…", "allowed_domains.2: …"):
+ * the field, the list position if any, and the words after it; field null when the message names none.
+ */
+export function splitFieldError(message: string | null): { field: string | null; index: number | null; text: string } {
+  if (!message) return { field: null, index: null, text: '' };
+  const m = /^([a-z_]+)(?:\.(\d+))?: (.+)$/s.exec(message);
+  return m
+    ? { field: m[1], index: m[2] ? Number(m[2]) : null, text: m[3] }
+    : { field: null, index: null, text: message };
+}
