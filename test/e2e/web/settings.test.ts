@@ -286,6 +286,18 @@ it('an editor gets the site tabs but not the team or API keys, with a note at th
   await context.close();
 });
 
+it('a free team is told API keys need another plan, with no form that could only fail', async () => {
+  const solo = await registerUser(ctx, 'free', 'solo');
+  const own = await createWebsite(ctx, solo, 'solo.example.com');
+  const { page, context, problems } = await watchedPage(browser, ctx.baseUrl);
+  await signIn(page, solo, `/sites/${own.id}/settings/api-keys`);
+  await page.getByText('API keys need a plan other than free').waitFor();
+  expect(await page.getByRole('button', { name: 'Create API key' }).count()).toBe(0);
+  await page.getByText('No API keys yet').waitFor();
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
 it('looks right at 375 px and in the dark theme', async () => {
   for (const [width, colorScheme] of [
     [375, 'light'],

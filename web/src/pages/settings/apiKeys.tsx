@@ -100,7 +100,7 @@ export default function ApiKeys({ site }: SettingsTabProps) {
           </table>
         )}
       </section>
-      {perms.data?.plan === 'free' ? (
+      {!perms.data ? null : perms.data.plan === 'free' ? (
         <section class="manage-section" aria-labelledby="key-create-title">
           <h2 id="key-create-title">Create an API key</h2>
           <p class="lead">
