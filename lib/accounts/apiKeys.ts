@@ -103,19 +103,34 @@ export interface ApiKeyPrincipal {
   limitOverrides: LimitOverrides;
 }
 
+/** How stale last_used_at may get: a busy key writes its row at most once per this many seconds. */
+const LAST_USED_RESOLUTION_SECONDS = 60;
+
+/** Records that a key was used (the settings list shows it), at most once per resolution. */
+async function touchApiKey(pool: Pool, keyId: string): Promise<void> {
+  await pool.query(
+    `UPDATE api_keys SET last_used_at = now()
+     WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $2))`,
+    [keyId, LAST_USED_RESOLUTION_SECONDS],
+  );
+}
+
 /** The live, unrevoked key for a presented secret, with its team's plan; undefined for anything else. */
 export async function authenticateApiKey(pool: Pool, presented: string): Promise<ApiKeyPrincipal | undefined> {
   if (!presented.startsWith(KEY_PREFIX) || presented.length > 200) return undefined;
   const { rows } = await pool.query<
     ApiKeyRow & { plan: PlanName; plan_label: string | null; limit_overrides: unknown }
   >(
-    `SELECT k.id, k.team_id, k.name, k.permission, k.website_id, t.plan, t.plan_label, t.limit_overrides
+    `SELECT k.id, k.team_id, k.name, k.permission, k.website_id, k.last_used_at, t.plan, t.plan_label, t.limit_overrides
      FROM api_keys k JOIN teams t ON t.id = k.team_id
      WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
     [sha256Hex(presented)],
   );
   const row = rows[0];
   if (!row) return undefined;
+  // Checked here first so a busy key costs no extra round trip on most requests.
+  if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_SECONDS * 1000)
+    await touchApiKey(pool, row.id);
   return {
     keyId: row.id,
     keyName: row.name,
