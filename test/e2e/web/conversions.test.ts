@@ -64,11 +64,14 @@ beforeAll(async () => {
   await storeRows(ctx.clickhouse, conversionsFixture(siteId, yesterday));
   const goals = await call('GET', `/api/websites/${siteId}/goals`, { token: user.token });
   const thankYou = goals.body.data.goals.find((g: { name: string }) => g.name === 'Thank you');
-  const funnel = await call('POST', `/api/websites/${siteId}/funnels`, {
-    token: user.token,
-    body: { name: 'Checkout', steps: [{ path: '/' }, { path: '/pricing' }, { goal_id: thankYou.id }] },
-  });
-  if (funnel.status !== 201) throw new Error(`funnel: ${funnel.status} ${funnel.text}`);
+  const signup = goals.body.data.goals.find((g: { name: string }) => g.name === 'Signup');
+  for (const body of [
+    { name: 'Checkout', steps: [{ path: '/' }, { path: '/pricing' }, { goal_id: thankYou.id }] },
+    { name: 'Docs to signup', steps: [{ path: '/docs/*' }, { goal_id: signup.id }] },
+  ]) {
+    const funnel = await call('POST', `/api/websites/${siteId}/funnels`, { token: user.token, body });
+    if (funnel.status !== 201) throw new Error(`funnel: ${funnel.status} ${funnel.text}`);
+  }
 });
 
 afterAll(async () => {
@@ -136,29 +139,37 @@ it('shows goals, custom events with properties, the funnel and revenue as the AP
     eventRows.map((r) => [r.dimensions[0], compact(value(r.metrics[0])), compact(value(r.metrics[1]))]).sort(),
   );
 
-  // Funnel: each step's visitors and share of the first, the drop-off, the total.
-  const funnels = await call('GET', `/api/websites/${siteId}/funnels`, { token: user.token });
-  const funnelId = funnels.body.data.funnels[0].id;
-  const results = (
-    await call('GET', `/api/websites/${siteId}/funnels/${funnelId}/results?period=30d`, { token: user.token })
-  ).body.data;
-  const funnel = panel(page, 'Funnel: Checkout');
-  await funnel.locator('.cv-step').first().waitFor();
-  const steps = await funnel.locator('.cv-step').allTextContents();
-  expect(steps).toHaveLength(results.steps.length);
-  results.steps.forEach(
-    (s: { step: number; name: string; visitors: number; conversion_rate: number; dropoff: number }, i: number) => {
-      expect(steps[i]).toContain(`${s.step}. ${s.name}`);
-      expect(steps[i]).toContain(
-        `${compact(s.visitors)} ${s.visitors === 1 ? 'visitor' : 'visitors'} · ${percent(s.conversion_rate, 1)}`,
-      );
-      if (s.dropoff > 0) expect(steps[i]).toContain(`${compact(s.dropoff)} dropped off`);
-    },
-  );
-  expect(results.totals).toMatchObject({ entered: 3, completed: 1 });
-  await funnel
-    .getByText(`${results.totals.completed} of ${results.totals.entered} visitors completed the funnel`)
-    .waitFor();
+  // Funnels: picked one at a time; each step's visitors and share of the first, the drop-off, the total.
+  const funnel = panel(page, 'Funnels');
+  const saved = await call('GET', `/api/websites/${siteId}/funnels`, { token: user.token });
+  const entered: Record<string, number> = {};
+  for (const { id, name } of saved.body.data.funnels as { id: string; name: string }[]) {
+    await funnel.getByLabel('Funnel').selectOption({ label: name });
+    const results = (
+      await call('GET', `/api/websites/${siteId}/funnels/${id}/results?period=30d`, { token: user.token })
+    ).body.data;
+    const { completed, entered: all } = results.totals;
+    entered[name] = all;
+    await funnel
+      .getByText(`${completed} of ${all} ${all === 1 ? 'visitor' : 'visitors'} completed the funnel`)
+      .waitFor();
+    await funnel.getByText(`1. ${results.steps[0].name}`).waitFor();
+    const steps = await funnel.locator('.cv-step').allTextContents();
+    expect(steps).toHaveLength(results.steps.length);
+    results.steps.forEach(
+      (s: { step: number; name: string; visitors: number; conversion_rate: number; dropoff: number }, i: number) => {
+        expect(steps[i]).toContain(`${s.step}. ${s.name}`);
+        expect(steps[i]).toContain(
+          `${compact(s.visitors)} ${s.visitors === 1 ? 'visitor' : 'visitors'} · ${percent(s.conversion_rate, 1)}`,
+        );
+        if (s.dropoff > 0) expect(steps[i]).toContain(`${compact(s.dropoff)} dropped off`);
+      },
+    );
+  }
+  // V1, V3 and V5 land on /, only V1 goes on to /pricing and the thank-you page.
+  expect(entered.Checkout).toBe(3);
+  await funnel.getByLabel('Funnel').selectOption({ label: 'Checkout' });
+  await funnel.getByText('1 of 3 visitors completed the funnel').waitFor();
 
   // Revenue: the totals and the purchase goal, in the site's currency.
   const [total] = await v2({ metrics: ['events', 'total_revenue', 'average_revenue'] });
@@ -255,7 +266,7 @@ it('fits a phone in the dark theme', async () => {
   await signIn(page, `/sites/${siteId}`);
   await panel(page, 'Goals').getByRole('table').waitFor();
   await panel(page, 'Custom events').getByRole('table').waitFor();
-  await panel(page, 'Funnel: Checkout').locator('.cv-total').waitFor();
+  await panel(page, 'Funnels').locator('.cv-total').waitFor();
   await panel(page, 'Revenue').getByRole('table').waitFor();
   // Nothing wider than the screen.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
@@ -267,7 +278,7 @@ it('fits a phone in the dark theme', async () => {
   const desktop = await watchedPage(browser, ctx.baseUrl, { colorScheme: 'dark' });
   await signIn(desktop.page, `/sites/${siteId}`);
   await panel(desktop.page, 'Revenue').getByRole('table').waitFor();
-  await panel(desktop.page, 'Funnel: Checkout').locator('.cv-total').waitFor();
+  await panel(desktop.page, 'Funnels').locator('.cv-total').waitFor();
   expect(await accessibilityViolations(desktop.page)).toEqual([]);
   await screenshot(desktop.page, 'conversions-desktop-dark');
   expect(desktop.problems).toEqual([]);

@@ -94,7 +94,7 @@ function Funnels({ site, state }: Pick<SectionProps, 'site' | 'state'>) {
           <Link href={`/sites/${site.id}/settings/funnels`}>Set one up in settings</Link>.
         </Empty>
       ) : (
-        <FunnelSteps siteId={site.id} timeZone={site.timezone} funnelId={funnel.id} state={state} />
+        <FunnelSteps key={funnel.id} siteId={site.id} timeZone={site.timezone} funnelId={funnel.id} state={state} />
       )}
     </Panel>
   );

@@ -2,7 +2,7 @@
 // BarList's look, one numeric column per metric. A row with onSelect is a button (filter, drill down).
 import type { ComponentChildren } from 'preact';
 
-export interface MetricRow {
+interface MetricRow {
   key: string;
   label: ComponentChildren;
   /** The bar's length relative to the longest row's. */
