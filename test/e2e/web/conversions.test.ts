@@ -269,7 +269,7 @@ it('fits a phone in the dark theme', async () => {
   await panel(page, 'Funnels').locator('.cv-total').waitFor();
   await panel(page, 'Revenue').getByRole('table').waitFor();
   // Nothing wider than the screen.
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
   expect(await accessibilityViolations(page)).toEqual([]);
   await screenshot(page, 'conversions-phone-dark');
   expect(problems).toEqual([]);

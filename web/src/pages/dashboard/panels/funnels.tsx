@@ -2,6 +2,7 @@
 // share of the first step's visitors, with the drop-off from the step before. Funnels read visits, not
 // conversions: goal, event and property filters of the view do not apply to them (said so under the steps).
 import { useState } from 'preact/hooks';
+import './conversions.css';
 import type { FunnelResultsView, FunnelView } from '../../../../../lib/accounts/funnelSchemas';
 import { get, qs } from '../../../lib/api';
 import { compact, percent } from '../../../lib/format';

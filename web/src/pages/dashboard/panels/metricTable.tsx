@@ -1,6 +1,7 @@
 // A bar list with several figures per row (goals: visitors, completions, rate; revenue: total, average):
 // BarList's look, one numeric column per metric. A row with onSelect is a button (filter, drill down).
 import type { ComponentChildren } from 'preact';
+import './conversions.css';
 
 interface MetricRow {
   key: string;
