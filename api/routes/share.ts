@@ -81,7 +81,8 @@ export function shareRoutes(deps: AppDeps): Router {
 
   router.post('/:websiteId/token', async (req, res) => {
     const share = await requireShared(pool, String(req.params.websiteId));
-    const body = parseBody(shareTokenBody, req);
+    // No body at all is a link without a password asked for its token (curl -X POST): the same as {}.
+    const body = req.body === undefined ? {} : parseBody(shareTokenBody, req);
     if (share.passwordHash !== null) {
       // Counted before the (slow) check, so a burst of parallel guesses counts whole; a success gives back.
       const windows = [

@@ -60,13 +60,17 @@ async function enterPassword(page: Page, password: string) {
   await page.getByRole('button', { name: 'View dashboard' }).click();
 }
 
+async function signIn(page: Page) {
+  await page.goto(`${ctx.baseUrl}/login`);
+  await page.getByLabel('Email').fill(owner.email);
+  await page.getByLabel('Password').fill('password-123');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${ctx.baseUrl}/sites`);
+}
+
 it('shares a dashboard with a password, and stops sharing it', async () => {
   const admin = await watchedPage(browser, ctx.baseUrl);
-  await admin.page.goto(`${ctx.baseUrl}/login`);
-  await admin.page.getByLabel('Email').fill(owner.email);
-  await admin.page.getByLabel('Password').fill('password-123');
-  await admin.page.getByRole('button', { name: 'Sign in' }).click();
-  await admin.page.waitForURL(`${ctx.baseUrl}/sites`);
+  await signIn(admin.page);
   await admin.page.goto(`${ctx.baseUrl}/sites/${site.id}/settings/sharing`);
   const share = admin.page.getByRole('switch', { name: /Share this dashboard/ });
   await share.waitFor();
@@ -163,4 +167,18 @@ it('fits a phone and the dark theme', async () => {
     expect(problems).toEqual([]);
     await context.close();
   }
+  // The Sharing tab on a phone in the dark.
+  const { page, context, problems } = await watchedPage(browser, ctx.baseUrl, {
+    width: 375,
+    height: 800,
+    colorScheme: 'dark',
+  });
+  await signIn(page);
+  await page.goto(`${ctx.baseUrl}/sites/${site.id}/settings/sharing`);
+  await page.getByRole('textbox', { name: 'Public link' }).waitFor();
+  expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+  expect(await accessibilityViolations(page)).toEqual([]);
+  await screenshot(page, 'settings-sharing-375-dark');
+  expect(problems).toEqual([]);
+  await context.close();
 });

@@ -111,6 +111,9 @@ describe('share tokens', () => {
     });
     const t = await tokenFor(site.id);
     expect(t.status).toBe(200);
+    const bare = await call('POST', `/api/share/${site.id}/token`, { headers: address() });
+    expect(bare.status).toBe(200);
+    expect((await call('POST', `/api/share/${site.id}/token`, { headers: address(), body: [] })).status).toBe(400);
     expect(t.body.data.expires_in).toBe(SHARE_TOKEN_TTL_SECONDS);
     const res = await query(t.body.data.token, site.id);
     expect(res.status).toBe(200);
