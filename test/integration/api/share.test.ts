@@ -66,7 +66,7 @@ afterAll(async () => {
 });
 
 describe('sharing settings', () => {
-  it('reads off by default, and only the website’s members see or change it', async () => {
+  it('reads off by default; members see it, only admins change it', async () => {
     const res = await call('GET', `/api/websites/${site.id}/sharing`, { token: owner.token });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
@@ -78,6 +78,15 @@ describe('sharing settings', () => {
     expect((await call('GET', `/api/websites/${site.id}/sharing`, { token: stranger.token })).status).toBe(404);
     expect((await sharing(site.id, { public_dashboard: true }, stranger)).status).toBe(404);
     expect((await call('GET', `/api/websites/${site.id}/sharing`)).status).toBe(401);
+    // An editor of the team reads it; changing it is for admins.
+    const editor = await registerUser(ctx, 'pro', 'share-editor');
+    const added = await call('POST', `/api/websites/${site.id}/team-members`, {
+      token: owner.token,
+      body: { email: editor.email, role: 'editor' },
+    });
+    expect(added.status).toBe(201);
+    expect((await call('GET', `/api/websites/${site.id}/sharing`, { token: editor.token })).status).toBe(200);
+    expect((await sharing(site.id, { public_dashboard: true }, editor)).status).toBe(403);
   });
 
   it('refuses an empty change and a short password', async () => {
