@@ -27,6 +27,7 @@ import { inviteRoutes, teamInviteRoutes } from './routes/invites';
 import { onboardingRoutes } from './routes/onboarding';
 import { plausibleRoutes } from './routes/plausible';
 import { publicRoutes } from './routes/public';
+import { shareQueryRoutes, shareRoutes, sharingRoutes } from './routes/share';
 import { teamRoutes } from './routes/teams';
 import { trackerRoutes } from './routes/tracker';
 import { userRoutes } from './routes/users';
@@ -59,7 +60,10 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api', cookieParser(), json);
   app.use('/api/auth', authRoutes(deps));
   app.use('/api/users', userRoutes(deps));
+  app.use('/api/websites/:websiteId/sharing', sharingRoutes(deps, deps.ingest.sites));
   app.use('/api/websites', websiteRoutes(deps, deps.ingest.sites));
+  // Shared dashboards' public side: no credential, the public per-address limit.
+  app.use('/api/share', shareRoutes(deps));
   app.use('/api/teams/:teamId/invites', teamInviteRoutes(deps));
   app.use('/api/teams', teamRoutes(deps));
   app.use('/api/invites', inviteRoutes(deps));
@@ -89,6 +93,8 @@ export function createApp(deps: AppDeps): Express {
     statsRoutes(deps, 'v2'),
     exportRoutes(deps),
   );
+  // A shared link's token reads its website's aggregates here; every other credential goes on to the next stack.
+  app.use('/api/v2', shareQueryRoutes(deps));
   // Plausible's Stats API v2 path, with the Stats API v2's credentials, limits and credits.
   app.use(
     '/api/v2',

@@ -30,6 +30,13 @@ export function registerSecuritySchemes(r: OpenAPIRegistry): void {
     bearerFormat: 'JWT',
     description: 'The token from /api/auth/login, /api/auth/register or /api/auth/token.',
   });
+  r.registerComponent('securitySchemes', 'ShareToken', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'A shared dashboard’s token from POST /api/share/{websiteId}/token: POST /api/v2/query on that website only.',
+  });
   r.registerComponent('securitySchemes', 'SessionCookie', {
     type: 'apiKey',
     in: 'cookie',

@@ -12,6 +12,7 @@ import { registerFunnels } from './funnels';
 import { registerIngestion } from './ingestion';
 import { registerPlausibleApi } from './plausible';
 import { registerPublic } from './public';
+import { registerShare } from './share';
 import { registerTeams } from './teams';
 import { registerWebsiteSettings } from './websiteSettings';
 import { registerWebsites } from './websites';
@@ -36,6 +37,7 @@ function registry(): OpenAPIRegistry {
   registerConversations(r);
   registerAnnotations(r);
   registerPublic(r);
+  registerShare(r);
   return r;
 }
 
@@ -55,6 +57,7 @@ export function openApiDocument(publicUrl: string): object {
         'Plausible-compatible API (POST /api/v2/query): Plausible’s Stats API v2 shapes with the Stats API’s credentials; errors {error, code}.',
         'Ingestion: server events with an API key (POST /api/v1/events, answered with the bare ingest result), browser events with the tracking code alone.',
         'Dashboard APIs (auth, users, websites, goals, exclusions, team members, teams, API keys, invites, error triage, conversations, onboarding): a Bearer JWT from /api/auth/login.',
+        'Shared dashboards (/api/share): while a website’s dashboard is shared, anyone with its link gets a short-lived share token (with the password, when one is set) that reads that website’s aggregates through POST /api/v2/query and nothing else.',
         'Public endpoints (/widgets, /e/live, /e/stats, /e/{trackingCode}/status, /e/realtime): no credential, CORS for any origin, a per-address limit; widgets are HTML unless Accept: application/json.',
         'Every other response uses the envelope {success, data, timestamp}; failures {success: false, error: {message, code, timestamp}}.',
       ].join('\n\n'),

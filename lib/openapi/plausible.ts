@@ -14,12 +14,12 @@ const supported = (table: Record<string, unknown>) =>
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'The query cannot be answered; `error` names the part at fault and `code` the problem (INVALID_QUERY, UNKNOWN_METRIC, UNSUPPORTED_METRIC, UNKNOWN_DIMENSION, UNSUPPORTED_DIMENSIONS, UNKNOWN_FILTER_OPERATOR, UNSUPPORTED_FILTER, INVALID_FILTER, FILTERS_TOO_DEEP, INVALID_DATE_RANGE, INVALID_ORDER_BY, INVALID_PROPERTY_KEY, UNSUPPORTED_INCLUDE, CONVERSION_RATE_NEEDS_GOAL, UNKNOWN_GOAL, AMBIGUOUS_SITE_ID, VALIDATION_ERROR for an unreadable body).',
-  401: 'Missing or invalid API key or token (UNAUTHORIZED).',
+  401: 'Missing or invalid API key or token, or a share token whose sharing was turned off or password changed since (UNAUTHORIZED).',
   403: 'API_PAID_PLAN_REQUIRED for a free-plan team; FORBIDDEN for a site_access key on another website.',
-  404: 'No website with that domain or UUID among the caller’s (NOT_FOUND).',
+  404: 'No website with that domain or UUID among the caller’s (NOT_FOUND); with a share token, any website but its own.',
   413: 'Request body too large (PAYLOAD_TOO_LARGE).',
   415: 'Content-Encoding other than gzip, deflate or br (UNSUPPORTED_MEDIA_TYPE).',
-  429: 'Per-minute rate limit or monthly quota exceeded (RATE_LIMITED); see Retry-After.',
+  429: 'Per-minute rate limit or monthly quota exceeded (RATE_LIMITED); with a share token, the public per-address limit; see Retry-After.',
   500: 'Server error (INTERNAL_ERROR).',
   503: 'A backing store is briefly unavailable (SERVICE_UNAVAILABLE); retry after Retry-After.',
 };
@@ -62,13 +62,13 @@ export function registerPlausibleApi(r: OpenAPIRegistry): void {
     method: 'post',
     path: '/api/v2/query',
     tags: ['Plausible-compatible API'],
-    security: READER_SECURITY,
+    security: [...READER_SECURITY, { ShareToken: [] }],
     summary: 'Plausible Stats API v2 query',
     description: [
       'Plausible’s Stats API v2 request and response shapes (docs/api.md lists what differs).',
       `Metrics: ${supported(METRICS)}. Dimensions: ${supported(DIMENSIONS)}, ${supported(TIME_DIMENSIONS)}; one besides time.`,
       `Filters on ${supported(FILTER_DIMENSIONS)} (event:props:<key>) with ${supported(OPERATORS)}, joined by and, negated by not.`,
-      'Credentials, rate limits and credits as the Stats API v2.',
+      'Credentials, rate limits and credits as the Stats API v2; a shared dashboard’s share token reads its own website without credits, under the public per-address limit.',
     ].join(' '),
     request: { body: { content: json(plausibleQueryBody), required: true } },
     responses: {

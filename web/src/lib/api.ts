@@ -28,6 +28,23 @@ export function hasToken(): boolean {
   return token !== null;
 }
 
+let shareToken: string | null = null;
+let onShareRefused: () => void = () => {};
+
+/** The only API a share token is good for (the server accepts it nowhere else). */
+const SHARE_READS = '/api/v2/query';
+
+/**
+ * A shared link's token (pages/share.tsx): while set, Stats v2 queries carry it rather than a signed-in
+ * reader's JWT, so a signed-in visitor of someone else's shared link still reads as the link; a 401 there
+ * calls `refused` (the page asks for a new token) instead of renewing or ending a session. Other requests
+ * keep the reader's own credential. The page clears it on leaving.
+ */
+export function setShareToken(value: string | null, refused: () => void = () => {}): void {
+  shareToken = value;
+  onShareRefused = refused;
+}
+
 /** Called when the session is gone (the cookie expired or was revoked elsewhere). */
 export function whenSignedOut(callback: () => void): void {
   onSignedOut = callback;
@@ -49,7 +66,8 @@ interface CallOptions {
 async function send(method: string, path: string, options: CallOptions): Promise<Response> {
   const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  if (token && !options.anonymous) headers.Authorization = `Bearer ${token}`;
+  const bearer = shareToken && path === SHARE_READS ? shareToken : token;
+  if (bearer && !options.anonymous) headers.Authorization = `Bearer ${bearer}`;
   try {
     return await fetch(`${BASE}${path}`, {
       method,
@@ -120,7 +138,8 @@ export async function call<T>(method: string, path: string, options: CallOptions
     throw new ApiError('Your session has ended; sign in again.', 401, 'UNAUTHORIZED');
   }
   let res = await send(method, path, options);
-  if (res.status === 401 && token && !options.anonymous && !options.passwordCheck) {
+  if (res.status === 401 && shareToken && path === SHARE_READS && !options.anonymous) onShareRefused();
+  else if (res.status === 401 && token && !options.anonymous && !options.passwordCheck) {
     if (await renewToken()) res = await send(method, path, options);
     else {
       token = null;
