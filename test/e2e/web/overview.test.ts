@@ -208,6 +208,23 @@ it('shows an annotation made through the API as a marker on the chart', async ()
   await marker.waitFor();
   expect(await marker.count()).toBe(1);
   expect(await marker.getAttribute('title')).toContain('deploy: v2.0 to production');
+  // Weeks: the chart regroups (30 days touch 5 or 6 Monday-started weeks), the marker moves with it.
+  await w.page.getByLabel('Range').selectOption('30d');
+  await w.page.getByRole('button', { name: 'Weeks' }).click();
+  await w.page.waitForURL(/interval=week/);
+  await w.page.waitForFunction(() =>
+    ['5', '6'].includes(document.querySelector('.chart')?.getAttribute('data-points') ?? ''),
+  );
+  await marker.waitFor();
+
+  // A custom range: two dates, in the URL, answered as v2 answers those dates.
+  const day = (n: number) => at(n).slice(0, 10);
+  await w.page.getByLabel('Range').selectOption('custom');
+  await w.page.getByLabel('From', { exact: true }).fill(day(12));
+  await w.page.getByLabel('To', { exact: true }).fill(day(4));
+  await w.page.waitForURL((url) => url.searchParams.get('from') === day(12) && url.searchParams.get('to') === day(4));
+  await waitForKpis(w.page, await expectedKpis([day(12), day(4)]));
+
   // Out of the range, out of the chart.
   await w.page.getByLabel('Range').selectOption('today');
   await w.page.waitForURL(/range=today/);

@@ -83,15 +83,25 @@ export function LineChart({ labels, series, markers = [], formatLabel, formatVal
       cursor: { points: { size: 7 }, drag: { x: false, y: false } },
       legend: { show: true, live: true },
       series: [
-        { label: 'Time', value: (_u, v) => (v === null || labels[v] === undefined ? '—' : formatLabel(labels[v])) },
+        // Unlabelled: the legend reads "Nov 20 ■ Visitors 3"; at rest it names the whole span.
+        {
+          label: '',
+          value: (_u, v) =>
+            v === null || labels[v] === undefined
+              ? n
+                ? `${formatLabel(labels[0])} – ${formatLabel(labels[n - 1])}`
+                : ''
+              : formatLabel(labels[v]),
+        },
         ...series.map((s) => ({
           label: s.label,
           stroke: s.dashed ? c.previous : c.line,
           width: 2,
           dash: s.dashed ? [6, 4] : undefined,
           fill: s.dashed ? undefined : `${c.line}22`,
-          points: { show: n <= 60 },
-          value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatValue(v)),
+          // Dots on each bucket only while they stay apart.
+          points: { show: (u: uPlot) => u.bbox.width / devicePixelRatio / Math.max(1, n) >= 14 },
+          value: (_u: uPlot, v: number | null) => (v === null ? '' : formatValue(v)),
         })),
       ],
       axes: [
@@ -136,7 +146,7 @@ export function LineChart({ labels, series, markers = [], formatLabel, formatVal
   const over = u?.over.getBoundingClientRect();
   const frame = figure.current?.getBoundingClientRect();
   return (
-    <figure class="chart" ref={figure} data-series={series.length}>
+    <figure class="chart" ref={figure} data-series={series.length} data-points={labels.length}>
       <figcaption class="visually-hidden">{summary}</figcaption>
       <div class="chart-host" ref={host} />
       {u && over && frame && drawn > 0 && markers.length > 0 && (

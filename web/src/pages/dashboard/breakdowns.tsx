@@ -70,7 +70,7 @@ function BreakdownPanel({ title, tabs, site, state, addFilter }: SectionProps & 
   );
 }
 
-export function SkeletonRows({ count = 5 }: { count?: number }) {
+function SkeletonRows({ count = 5 }: { count?: number }) {
   return (
     <div class="skeleton-rows" aria-hidden="true">
       {Array.from({ length: count }, (_, i) => (

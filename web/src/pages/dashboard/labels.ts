@@ -32,7 +32,7 @@ export const operatorLabel = (op: Filter['op']) => OPERATORS[op];
 let regions: Intl.DisplayNames | null | undefined;
 
 /** A country code as its English name ('DE' → 'Germany'); the code when the browser has no name for it. */
-export function countryName(code: string): string {
+function countryName(code: string): string {
   if (!/^[A-Z]{2}$/.test(code)) return code;
   if (regions === undefined) {
     try {
