@@ -225,6 +225,13 @@ it('shows an annotation made through the API as a marker on the chart', async ()
   await w.page.waitForURL((url) => url.searchParams.get('from') === day(12) && url.searchParams.get('to') === day(4));
   await waitForKpis(w.page, await expectedKpis([day(12), day(4)]));
 
+  // The last 24 hours by the hour, compared with the 24 hours before (instants, not dates).
+  await w.page.getByLabel('Range').selectOption('24h');
+  await w.page.getByRole('switch', { name: 'Compare with previous period' }).check();
+  await w.page.waitForURL(/range=24h&compare=1/);
+  await w.page.locator('.chart[data-series="2"]').waitFor();
+  expect(Number(await w.page.locator('.chart').getAttribute('data-points'))).toBeGreaterThanOrEqual(24);
+
   // Out of the range, out of the chart.
   await w.page.getByLabel('Range').selectOption('today');
   await w.page.waitForURL(/range=today/);

@@ -15,16 +15,8 @@ import EventsPanel from './panels/events';
 import FunnelsPanel from './panels/funnels';
 import GoalsPanel from './panels/goals';
 import RevenuePanel from './panels/revenue';
-import {
-  KPI_METRICS,
-  type KpiMetric,
-  type Kpis,
-  kpisOf,
-  previousRange,
-  runQuery,
-  type Series,
-  timeSeries,
-} from './query';
+import { previousRange } from './period';
+import { KPI_METRICS, type KpiMetric, type Kpis, kpisOf, runQuery, type Series, timeSeries } from './query';
 import type { SectionProps } from './section';
 import {
   type DashboardState,
