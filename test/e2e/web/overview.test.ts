@@ -264,3 +264,19 @@ it('fits a phone’s width and the dark theme', async () => {
     await w.context.close();
   }
 });
+
+it('says what to do when a site has no data yet', async () => {
+  const empty = await createWebsite(ctx, owner, 'empty.example');
+  const w = await watchedPage(browser, ctx.baseUrl);
+  await signIn(w);
+  await w.page.goto(`${ctx.baseUrl}/sites/${empty.id}`);
+  await w.page.getByText('No visits in this range yet').waitFor();
+  const link = w.page.getByRole('link', { name: 'see the snippet and install it' });
+  expect(await link.getAttribute('href')).toBe(`/sites/${empty.id}/settings/tracking`);
+  await w.page.getByText('No countries in this range').waitFor();
+  expect(await w.page.locator('.kpi[data-metric="visitors"] .kpi-value').textContent()).toBe('0');
+  expect(await accessibilityViolations(w.page)).toEqual([]);
+  await screenshot(w.page, 'overview-empty');
+  expect(w.problems).toEqual([]);
+  await w.context.close();
+});

@@ -79,13 +79,17 @@ export function LineChart({ labels, series, markers = [], formatLabel, formatVal
     const options: uPlot.Options = {
       width: Math.max(200, el.clientWidth),
       height,
-      scales: { x: { time: false, range: () => [0, Math.max(1, n - 1)] } },
+      scales: {
+        x: { time: false, range: () => [0, Math.max(1, n - 1)] },
+        // From zero, and a few units tall when there is little or nothing (not 0 to 100 for an empty week).
+        y: { range: (_u, _min, max) => uPlot.rangeNum(0, Math.max(max ?? 0, 4), 0.1, true) },
+      },
       cursor: { points: { size: 7 }, drag: { x: false, y: false } },
       legend: { show: true, live: true },
       series: [
-        // Unlabelled: the legend reads "Nov 20 ■ Visitors 3"; at rest it names the whole span.
+        // The legend reads "Nov 20 ■ Visitors 3" (the x label is hidden by CSS); at rest it names the span.
         {
-          label: '',
+          label: 'Time',
           value: (_u, v) =>
             v === null || labels[v] === undefined
               ? n
@@ -107,9 +111,9 @@ export function LineChart({ labels, series, markers = [], formatLabel, formatVal
       axes: [
         {
           ...axis,
-          // Whole buckets only, as many as fit (about one label per 90 px).
+          // Whole buckets only, as many as fit (about one label per 70 px).
           splits: (u) => {
-            const fit = Math.max(2, Math.floor(u.bbox.width / devicePixelRatio / 90));
+            const fit = Math.max(2, Math.floor(u.bbox.width / devicePixelRatio / 70));
             const step = Math.max(1, Math.ceil(n / fit));
             const out: number[] = [];
             for (let i = 0; i < n; i += step) out.push(i);
@@ -120,6 +124,11 @@ export function LineChart({ labels, series, markers = [], formatLabel, formatVal
         {
           ...axis,
           size: 50,
+          // Counts: whole steps only.
+          incrs: [
+            1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2.5e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6,
+            5e6, 1e7, 1e8, 1e9,
+          ],
           values: (_u, splits) => splits.map((v) => formatValue(v)),
         },
       ],
