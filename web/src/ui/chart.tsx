@@ -1,8 +1,7 @@
-// A line chart over time buckets, drawn by uPlot (canvas, fast on thousands of points; its CSS comes in
-// through styles.css, as a lazy chunk's own CSS would not be loaded). The x axis is the bucket index, so a
-// previous period of equal length lines up with the current one; markers (annotations) sit over the plot
-// as real elements, reachable and named for screen readers. Only the dashboard imports this file, so uPlot
-// stays out of the first load.
+// A line chart over time buckets, drawn by uPlot (canvas, fast on thousands of points; its CSS comes in with
+// pages/dashboard/dashboard.css). The x axis is the bucket index, so a previous period of equal length lines
+// up with the current one; markers (annotations) sit over the plot as list items a screen reader reads.
+// Only the dashboard imports this file, so uPlot stays out of the first load.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 

@@ -8,6 +8,7 @@ import { useData } from '../../lib/useData';
 import { Shell } from '../../ui/layout';
 import { ErrorNote, Loading } from '../../ui/states';
 import { type DashboardState, type Filter, parseState, serializeState } from './state';
+import './dashboard.css';
 
 const NAV = [
   { id: '', label: 'Overview' },
