@@ -86,13 +86,27 @@ async function shownKpis(page: Page): Promise<Kpis> {
   return out as Kpis;
 }
 
+/**
+ * The page's document inside functions run in the page (the Node project has no DOM types; a string would be
+ * eval'd, which the page's CSP refuses); cast inline in each, as those functions are sent as their source.
+ */
+interface PageDocument {
+  querySelector(selector: string): { getAttribute(name: string): string | null } | null;
+}
+type InPage = { document: PageDocument };
+
 /** Waits until the cards show `expected` (a new query replaces the old figures when it answers). */
 async function waitForKpis(page: Page, expected: Kpis) {
   await page.waitForFunction(
     (want) =>
       Object.entries(want).every(
-        ([m, v]) => Number(document.querySelector(`.kpi[data-metric="${m}"]`)?.getAttribute('data-value')) === v,
-      ) && !document.querySelector('.overview [aria-busy="true"]'),
+        ([m, v]) =>
+          Number(
+            (globalThis as unknown as InPage).document
+              .querySelector(`.kpi[data-metric="${m}"]`)
+              ?.getAttribute('data-value'),
+          ) === v,
+      ) && !(globalThis as unknown as InPage).document.querySelector('.overview [aria-busy="true"]'),
     expected,
   );
   expect(await shownKpis(page)).toEqual(expected);
@@ -213,7 +227,9 @@ it('shows an annotation made through the API as a marker on the chart', async ()
   await w.page.getByRole('button', { name: 'Weeks' }).click();
   await w.page.waitForURL(/interval=week/);
   await w.page.waitForFunction(() =>
-    ['5', '6'].includes(document.querySelector('.chart')?.getAttribute('data-points') ?? ''),
+    ['5', '6'].includes(
+      (globalThis as unknown as InPage).document.querySelector('.chart')?.getAttribute('data-points') ?? '',
+    ),
   );
   await marker.waitFor();
 
@@ -236,7 +252,9 @@ it('shows an annotation made through the API as a marker on the chart', async ()
   await w.page.getByLabel('Range').selectOption('today');
   await w.page.waitForURL(/range=today/);
   await w.page.locator('.chart canvas').first().waitFor();
-  await w.page.waitForFunction(() => !document.querySelector('.overview [aria-busy="true"]'));
+  await w.page.waitForFunction(
+    () => !(globalThis as unknown as InPage).document.querySelector('.overview [aria-busy="true"]'),
+  );
   expect(await marker.count()).toBe(0);
   expect(w.problems).toEqual([]);
   await w.context.close();
@@ -255,7 +273,7 @@ it('fits a phone’s width and the dark theme', async () => {
     await w.page.locator('.chart canvas').first().waitFor();
     await w.page.getByRole('region', { name: 'Devices' }).locator('tbody tr').first().waitFor();
     // Nothing wider than the screen.
-    expect(await w.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+    expect(await w.page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
       options.width ?? 1280,
     );
     expect(await accessibilityViolations(w.page)).toEqual([]);
