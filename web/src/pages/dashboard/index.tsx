@@ -2,12 +2,21 @@
 // names (/sites/:id, /sites/:id/realtime, …/heatmaps, …/replays, …/errors).
 import { get } from '../../lib/api';
 import { lazy } from '../../lib/lazy';
-import { navigate } from '../../lib/router';
+import { Link, navigate } from '../../lib/router';
 import type { Website } from '../../lib/types';
 import { useData } from '../../lib/useData';
 import { Shell } from '../../ui/layout';
 import { ErrorNote, Loading } from '../../ui/states';
 import { type DashboardState, type Filter, parseState, serializeState } from './state';
+import './dashboard.css';
+
+const NAV = [
+  { id: '', label: 'Overview' },
+  { id: 'realtime', label: 'Realtime' },
+  { id: 'heatmaps', label: 'Heatmaps' },
+  { id: 'replays', label: 'Replays' },
+  { id: 'errors', label: 'Errors' },
+] as const;
 
 const SECTIONS = {
   '': lazy(() => import('./overview')),
@@ -45,8 +54,27 @@ export default function Dashboard({
     );
   }
   const Section = section;
+  const search = serializeState(state);
   return (
     <Shell title={title} wide>
+      <div class="dash-head">
+        <h1>{site.data?.website.name ?? 'Dashboard'}</h1>
+        <nav class="dash-nav" aria-label="Dashboard sections">
+          {NAV.map((n) => (
+            <Link
+              key={n.id}
+              href={`/sites/${websiteId}${n.id ? `/${n.id}` : ''}${search}`}
+              class={n.id === rest ? 'tab tab-active' : 'tab'}
+              aria-current={n.id === rest ? 'page' : undefined}
+            >
+              {n.label}
+            </Link>
+          ))}
+          <Link href={`/sites/${websiteId}/settings`} class="tab">
+            Settings
+          </Link>
+        </nav>
+      </div>
       {site.error ? (
         <ErrorNote error={site.error} retry={site.reload} />
       ) : !site.data ? (

@@ -3,7 +3,8 @@
 // of a user's JWT (set in lib/api.ts); nothing here differs.
 import type { PlausibleQueryBody } from '../../../../lib/stats/plausible/query';
 import { post } from '../../lib/api';
-import type { DashboardState, Filter } from './state';
+import { weekLabels } from './period';
+import type { DashboardState, Filter, Interval } from './state';
 
 export interface V2Result {
   results: { metrics: (number | { value: number; currency: string } | null)[]; dimensions: string[] }[];
@@ -64,4 +65,58 @@ export function runQuery(siteId: string, state: DashboardState, parts: QueryPart
 export function metricValue(v: V2Result['results'][number]['metrics'][number]): number {
   if (v === null || v === undefined) return 0;
   return typeof v === 'number' ? v : v.value;
+}
+
+export const KPI_METRICS = [
+  'visitors',
+  'visits',
+  'pageviews',
+  'views_per_visit',
+  'bounce_rate',
+  'visit_duration',
+] as const;
+export type KpiMetric = (typeof KPI_METRICS)[number];
+export type Kpis = Record<KpiMetric, number>;
+
+/** The KPI row of an aggregate answer, by metric name. */
+export function kpisOf(result: V2Result): Kpis {
+  const row = result.results[0]?.metrics ?? [];
+  return Object.fromEntries(KPI_METRICS.map((m, i) => [m, metricValue(row[i])])) as Kpis;
+}
+
+export interface Series {
+  /** Bucket labels as v2 gives them (`YYYY-MM-DD`, `YYYY-MM-DD HH:00:00`), in order. */
+  labels: string[];
+  values: number[];
+}
+
+/**
+ * One metric over time. Every bucket is listed (v2 leaves empty buckets out of `results`): from
+ * time_labels, or for weeks, whose labels v2 does not list, the week starts found in the results filled
+ * in at 7-day steps.
+ */
+export async function timeSeries(
+  siteId: string,
+  state: DashboardState,
+  interval: Interval,
+  metric: string,
+  range: DateRange | undefined,
+  signal?: AbortSignal,
+): Promise<Series & { resolved: [string, string] }> {
+  const dimension = `time:${interval}`;
+  const weeks = interval === 'week';
+  const result = await runQuery(
+    siteId,
+    state,
+    {
+      metrics: [metric],
+      dimensions: [dimension],
+      date_range: range,
+      include: weeks ? undefined : { time_labels: true },
+    },
+    signal,
+  );
+  const byLabel = new Map(result.results.map((r) => [r.dimensions[0], metricValue(r.metrics[0])]));
+  const labels = weeks ? weekLabels(result.query.date_range, [...byLabel.keys()]) : (result.meta.time_labels ?? []);
+  return { labels, values: labels.map((l) => byLabel.get(l) ?? 0), resolved: result.query.date_range };
 }

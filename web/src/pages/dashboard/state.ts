@@ -25,6 +25,15 @@ export interface DashboardState {
   filters: Filter[];
 }
 
+/** A hand-edited link may hold a stray '%': keep the text rather than fail the whole page. */
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 export function parseState(query: URLSearchParams): DashboardState {
   const range = (RANGES as readonly string[]).includes(query.get('range') ?? '')
     ? (query.get('range') as RangeId)
@@ -35,20 +44,68 @@ export function parseState(query: URLSearchParams): DashboardState {
     : null;
   const filters: Filter[] = [];
   for (const raw of query.getAll('f')) {
-    const [dimension, op, ...values] = raw.split(',').map(decodeURIComponent);
+    const [dimension, op, ...values] = raw.split(',').map(safeDecode);
     if (!dimension || !values.length || !['is', 'is_not', 'contains'].includes(op)) continue;
     filters.push({ dimension, op: op as Filter['op'], values });
   }
-  const from = date(query.get('from'));
-  const to = date(query.get('to'));
+  let from = date(query.get('from'));
+  let to = date(query.get('to'));
+  // A hand-edited link with the dates the wrong way round still means the days between them.
+  if (from && to && from > to) [from, to] = [to, from];
+  const resolved = range === 'custom' && !(from && to) ? '30d' : range;
   return {
-    range: range === 'custom' && !(from && to) ? '30d' : range,
+    range: resolved,
     from,
     to,
     compare: query.get('compare') === '1',
-    interval,
+    // An interval the range does not offer (a link from a longer range) falls back to the range's own.
+    interval: interval && intervalsFor({ range: resolved, from, to }).includes(interval) ? interval : null,
     filters,
   };
+}
+
+/** Days a custom range covers, both ends included (1 when it is not custom or incomplete). */
+function customDays(state: Pick<DashboardState, 'from' | 'to'>): number {
+  if (!state.from || !state.to) return 1;
+  return Math.round((Date.parse(state.to) - Date.parse(state.from)) / 86_400_000) + 1;
+}
+
+/** The chart intervals that make sense for a range: never one bucket, never thousands. */
+export function intervalsFor(state: Pick<DashboardState, 'range' | 'from' | 'to'>): Interval[] {
+  switch (state.range) {
+    case 'today':
+    case '24h':
+      return ['hour'];
+    case '7d':
+      return ['hour', 'day'];
+    case '30d':
+    case 'month':
+      return ['day', 'week'];
+    case '6mo':
+    case '12mo':
+      return ['day', 'week', 'month'];
+    case 'custom': {
+      const days = customDays(state);
+      if (days <= 1) return ['hour'];
+      if (days <= 14) return ['hour', 'day'];
+      if (days <= 62) return ['day', 'week'];
+      return ['day', 'week', 'month'];
+    }
+  }
+}
+
+/** The interval the chart uses: the state's choice, else the range's natural one. */
+export function effectiveInterval(state: DashboardState): Interval {
+  const offered = intervalsFor(state);
+  if (state.interval && offered.includes(state.interval)) return state.interval;
+  if (state.range === '6mo' || state.range === '12mo') return 'month';
+  if (state.range === 'custom' && customDays(state) > 92) return 'month';
+  return offered.includes('day') ? 'day' : offered[0];
+}
+
+/** The state without one filter (a chip's remove button). */
+export function withoutFilter(state: DashboardState, filter: Filter): DashboardState {
+  return { ...state, filters: state.filters.filter((f) => f !== filter) };
 }
 
 export function serializeState(state: DashboardState): string {
@@ -60,7 +117,9 @@ export function serializeState(state: DashboardState): string {
   }
   if (state.compare) q.set('compare', '1');
   if (state.interval) q.set('interval', state.interval);
-  for (const f of state.filters) q.append('f', [f.dimension, f.op, ...f.values].map(encodeURIComponent).join(','));
+  // Only '%' and ',' are escaped inside a part (the query string encodes the rest once).
+  const part = (v: string) => v.replace(/%/g, '%25').replace(/,/g, '%2C');
+  for (const f of state.filters) q.append('f', [f.dimension, f.op, ...f.values].map(part).join(','));
   const s = q.toString();
   return s ? `?${s}` : '';
 }
