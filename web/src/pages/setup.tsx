@@ -3,7 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { get, post } from '../lib/api';
 import { useAuth } from '../lib/auth';
 import { navigate } from '../lib/router';
-import type { Setup, SignIn } from '../lib/types';
+import type { Setup as SetupState, SignIn } from '../lib/types';
 import { useData } from '../lib/useData';
 import { Button, Field, FormError, formValues, useSubmit } from '../ui/form';
 import { Card } from '../ui/layout';
@@ -11,7 +11,7 @@ import { ErrorNote, Loading } from '../ui/states';
 
 export default function Setup() {
   const auth = useAuth();
-  const setup = useData((signal) => get<Setup>('/api/auth/setup', { signal }), []);
+  const setup = useData((signal) => get<SetupState>('/api/auth/setup', { signal }), []);
   const submit = useSubmit(async (values: Record<string, string>) => {
     const session = await post<SignIn>('/api/auth/register', {
       email: values.email,
