@@ -16,7 +16,7 @@ import FunnelsPanel from './panels/funnels';
 import GoalsPanel from './panels/goals';
 import RevenuePanel from './panels/revenue';
 import { previousRange } from './period';
-import { KPI_METRICS, type KpiMetric, type Kpis, kpisOf, runQuery, type Series, timeSeries } from './query';
+import { type Kpis, kpisOf, runQuery, type Series, timeSeries } from './query';
 import type { SectionProps } from './section';
 import {
   type DashboardState,
@@ -42,7 +42,14 @@ const RANGE_LABELS: Record<RangeId, string> = {
 
 const INTERVAL_LABELS: Record<Interval, string> = { hour: 'Hours', day: 'Days', week: 'Weeks', month: 'Months' };
 
-const KPIS: { metric: KpiMetric; label: string; format(v: number): string; lowerIsBetter?: boolean }[] = [
+interface Kpi {
+  metric: string;
+  label: string;
+  format(v: number): string;
+  lowerIsBetter?: boolean;
+}
+
+const VISIT_KPIS: Kpi[] = [
   { metric: 'visitors', label: 'Visitors', format: compact },
   { metric: 'visits', label: 'Visits', format: compact },
   { metric: 'pageviews', label: 'Pageviews', format: compact },
@@ -50,6 +57,20 @@ const KPIS: { metric: KpiMetric; label: string; format(v: number): string; lower
   { metric: 'bounce_rate', label: 'Bounce rate', format: (v) => percent(v), lowerIsBetter: true },
   { metric: 'visit_duration', label: 'Visit duration', format: duration },
 ];
+
+/** Under a goal, event or property filter the figures are conversions (v2 answers no visit metrics there). */
+const CONVERSION_KPIS: Kpi[] = [
+  { metric: 'visitors', label: 'Unique conversions', format: compact },
+  { metric: 'events', label: 'Total conversions', format: compact },
+  { metric: 'conversion_rate', label: 'Conversion rate', format: (v) => percent(v, 1) },
+];
+
+const convertsOn = (dimension: string) =>
+  dimension === 'event:goal' || dimension === 'event:name' || dimension.startsWith('event:props:');
+
+function kpisFor(state: DashboardState): Kpi[] {
+  return state.filters.some((f) => convertsOn(f.dimension)) ? CONVERSION_KPIS : VISIT_KPIS;
+}
 
 interface Period {
   kpis: Kpis;
@@ -62,19 +83,20 @@ interface Overview extends Period {
 }
 
 async function loadOverview(siteId: string, state: DashboardState, interval: Interval, signal: AbortSignal) {
+  const metrics = kpisFor(state).map((k) => k.metric);
   const [totals, series] = await Promise.all([
-    runQuery(siteId, state, { metrics: [...KPI_METRICS] }, signal),
+    runQuery(siteId, state, { metrics }, signal),
     timeSeries(siteId, state, interval, 'visitors', undefined, signal),
   ]);
-  const out: Overview = { kpis: kpisOf(totals), series, resolved: totals.query.date_range };
+  const out: Overview = { kpis: kpisOf(totals, metrics), series, resolved: totals.query.date_range };
   if (state.compare) {
     // v2 has no include.comparisons: the same questions over the period before, of equal length.
     const range = previousRange(totals.query.date_range);
     const [before, beforeSeries] = await Promise.all([
-      runQuery(siteId, state, { metrics: [...KPI_METRICS], date_range: range }, signal),
+      runQuery(siteId, state, { metrics, date_range: range }, signal),
       timeSeries(siteId, state, interval, 'visitors', range, signal),
     ]);
-    out.previous = { kpis: kpisOf(before), series: beforeSeries, resolved: before.query.date_range };
+    out.previous = { kpis: kpisOf(before, metrics), series: beforeSeries, resolved: before.query.date_range };
   }
   return out;
 }
@@ -179,10 +201,10 @@ function FilterChips({ state, setState }: Pick<SectionProps, 'state' | 'setState
   );
 }
 
-function KpiCards({ data }: { data: Overview | undefined }) {
+function KpiCards({ kpis, data }: { kpis: Kpi[]; data: Overview | undefined }) {
   return (
     <ul class="kpis" aria-label="Key figures">
-      {KPIS.map((k) => {
+      {kpis.map((k) => {
         const now = data?.kpis[k.metric];
         const before = data?.previous?.kpis[k.metric];
         const delta = data?.previous ? change(now, before) : null;
@@ -329,7 +351,7 @@ export default function Overview(props: SectionProps) {
         <ErrorNote error={overview.error} retry={overview.reload} />
       ) : (
         <div class={overview.loading && data ? 'is-stale' : undefined} aria-busy={overview.loading}>
-          <KpiCards data={data} />
+          <KpiCards kpis={kpisFor(state)} data={data} />
           {empty && !state.filters.length && (
             <Empty title="No visits in this range yet">
               {shared ? (

@@ -67,21 +67,12 @@ export function metricValue(v: V2Result['results'][number]['metrics'][number]): 
   return typeof v === 'number' ? v : v.value;
 }
 
-export const KPI_METRICS = [
-  'visitors',
-  'visits',
-  'pageviews',
-  'views_per_visit',
-  'bounce_rate',
-  'visit_duration',
-] as const;
-export type KpiMetric = (typeof KPI_METRICS)[number];
-export type Kpis = Record<KpiMetric, number>;
+/** The KPI row of an aggregate answer, by metric name, in the order the metrics were asked. */
+export type Kpis = Record<string, number>;
 
-/** The KPI row of an aggregate answer, by metric name. */
-export function kpisOf(result: V2Result): Kpis {
+export function kpisOf(result: V2Result, metrics: readonly string[]): Kpis {
   const row = result.results[0]?.metrics ?? [];
-  return Object.fromEntries(KPI_METRICS.map((m, i) => [m, metricValue(row[i])])) as Kpis;
+  return Object.fromEntries(metrics.map((m, i) => [m, metricValue(row[i])]));
 }
 
 export interface Series {
