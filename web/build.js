@@ -5,12 +5,14 @@ const path = require('node:path');
 const esbuild = require('esbuild');
 
 const out = path.join(__dirname, '..', 'dist', 'web');
+const REPLAY_ENTRY = 'web/src/pages/dashboard/sections/replayFrame.ts';
 
 async function main() {
   fs.rmSync(out, { recursive: true, force: true });
   const result = await esbuild.build({
     absWorkingDir: path.join(__dirname, '..'),
-    entryPoints: ['web/src/main.tsx'],
+    // The replay player's document (api/routes/dashboard.ts) has its own entry: see replayFrame.ts.
+    entryPoints: ['web/src/main.tsx', REPLAY_ENTRY],
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -26,9 +28,11 @@ async function main() {
     assetNames: '[name].[hash]',
     loader: { '.svg': 'file', '.woff2': 'file' },
   });
-  const entry = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === 'web/src/main.tsx');
-  const [js, meta] = entry;
-  const manifest = { js: path.basename(js), css: meta.cssBundle ? path.basename(meta.cssBundle) : null };
+  const files = (entryPoint) => {
+    const [js, meta] = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === entryPoint);
+    return { js: path.basename(js), css: meta.cssBundle ? path.basename(meta.cssBundle) : null };
+  };
+  const manifest = { ...files('web/src/main.tsx'), replay: files(REPLAY_ENTRY) };
   fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify(manifest, null, 2));
 }
 
