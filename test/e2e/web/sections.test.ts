@@ -159,6 +159,8 @@ beforeAll(async () => {
     await send({ event_type: 'pageview', url: `https://${host}/pricing`, session_id: replaySession });
     const chunks = await recordSession();
     for (const [seq, events] of chunks.entries()) {
+      // Chunks arrive as the tracker flushes them, a while apart (the list's duration is their spread).
+      if (seq > 0) await sleep(1_500);
       await send({
         event_type: 'replay',
         url: `https://${host}/pricing`,

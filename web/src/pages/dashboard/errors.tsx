@@ -133,7 +133,7 @@ function ErrorGroups({ siteId }: { siteId: string }) {
               <tbody>
                 {rows.map((g) => (
                   <tr key={g.id} data-group={g.id}>
-                    <td>
+                    <td class="err-cell">
                       <span class="err-message">{g.message}</span>
                       <span class="err-type">
                         {g.type || 'Error'} · first seen {dateTime(g.first_seen_at)}
