@@ -310,12 +310,9 @@ export const HEATMAP_GRID = { columns: 200, rows: 400 } as const;
 export const heatmapClicksData = z.object({
   url: z.string(),
   total_clicks: count,
-  page: z
-    .object({ width: count, height: count })
-    .nullable()
-    .openapi({
-      description: 'The median viewport width and page height of the clicks, in CSS pixels; null without clicks.',
-    }),
+  page: z.object({ width: count, height: count }).nullable().openapi({
+    description: 'The median viewport width and page height of the clicks, in CSS pixels; null without clicks.',
+  }),
   points: z
     .array(
       z.object({

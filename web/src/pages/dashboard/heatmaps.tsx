@@ -34,9 +34,9 @@ function PageView({ siteId, url }: { siteId: string; url: string }) {
             </p>
             {/* Focusable so a keyboard can scroll a tall page's drawing. */}
             {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
-            <div class="hm-frame" tabIndex={0} role="region" aria-label={`Click density drawing of ${url}`}>
+            <section class="hm-frame" tabIndex={0} aria-label={`Click density drawing of ${url}`}>
               <HeatmapCanvas data={clicks.data} />
-            </div>
+            </section>
             <div class="hm-legend" aria-hidden="true">
               <span>Fewer clicks</span>
               <span class="hm-scale" />

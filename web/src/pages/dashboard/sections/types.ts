@@ -7,7 +7,6 @@ import type {
   HeatmapPagesData,
   RealtimeData,
   ReplayEventsData,
-  ReplaySession,
   ReplaySessionsData,
 } from '../../../../../lib/external/schemas';
 
@@ -19,7 +18,6 @@ export type {
   HeatmapPagesData,
   RealtimeData,
   ReplayEventsData,
-  ReplaySession,
   ReplaySessionsData,
 };
 
