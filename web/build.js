@@ -6,12 +6,14 @@ const path = require('node:path');
 const esbuild = require('esbuild');
 
 const out = path.join(__dirname, '..', 'dist', 'web');
+const REPLAY_ENTRY = 'web/src/pages/dashboard/sections/replayFrame.ts';
 
 async function main() {
   fs.rmSync(out, { recursive: true, force: true });
   const result = await esbuild.build({
     absWorkingDir: path.join(__dirname, '..'),
-    entryPoints: ['web/src/main.tsx'],
+    // The replay player's document (api/routes/dashboard.ts) has its own entry: see replayFrame.ts.
+    entryPoints: ['web/src/main.tsx', REPLAY_ENTRY],
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -28,17 +30,25 @@ async function main() {
     loader: { '.svg': 'file', '.woff2': 'file' },
   });
   const outputs = Object.entries(result.metafile.outputs);
-  const [js, meta] = outputs.find(([, o]) => o.entryPoint === 'web/src/main.tsx');
+  const output = (entryPoint) => outputs.find(([, o]) => o.entryPoint === entryPoint);
+  const [js, meta] = output('web/src/main.tsx');
+  const [replayJs, replayMeta] = output(REPLAY_ENTRY);
   // Styles imported by lazily loaded pages land in files of their own that nothing would request: every
-  // stylesheet is joined into the one the page links (the main entry's first), a few KB in all.
-  const cssFiles = outputs.map(([file]) => file).filter((file) => file.endsWith('.css'));
+  // stylesheet but the replay player document's is joined into the one the app links (the main entry's first).
+  const cssFiles = outputs
+    .map(([file]) => file)
+    .filter((file) => file.endsWith('.css') && file !== replayMeta.cssBundle);
   cssFiles.sort((a, b) => (a === meta.cssBundle ? -1 : b === meta.cssBundle ? 1 : a.localeCompare(b)));
   const root = path.join(__dirname, '..');
   const css = cssFiles.map((file) => fs.readFileSync(path.join(root, file), 'utf8')).join('\n');
   for (const file of cssFiles) fs.rmSync(path.join(root, file));
   const cssName = `main.${createHash('sha256').update(css).digest('hex').slice(0, 8).toUpperCase()}.css`;
   fs.writeFileSync(path.join(out, 'assets', cssName), css);
-  const manifest = { js: path.basename(js), css: cssName };
+  const manifest = {
+    js: path.basename(js),
+    css: cssName,
+    replay: { js: path.basename(replayJs), css: replayMeta.cssBundle ? path.basename(replayMeta.cssBundle) : null },
+  };
   fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify(manifest, null, 2));
 }
 

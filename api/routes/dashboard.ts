@@ -37,6 +37,23 @@ const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
 ].join('; ');
 
+// The replay player's document only (framed by the replays section, web/src/pages/dashboard/sections/
+// replayFrame.ts): rrweb rebuilds a recorded page with that page's own <style> elements and style attributes,
+// which style-src 'self' blocks, leaving an unstyled replay. 'unsafe-inline' is allowed for styles here and
+// nowhere else; scripts stay 'self' (rrweb never runs the recorded page's scripts: its iframe is sandboxed).
+// Images and fonts of the recorded page load from its own site over https, as in any replay tool.
+const REPLAY_PLAYER_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: https:",
+  "font-src 'self' data: https:",
+  "connect-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'self'",
+].join('; ');
+
 const TYPES: Record<string, string> = {
   '.js': 'application/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -67,10 +84,39 @@ function loadAssets(): Map<string, Asset> {
 
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-function indexHtml(base: string): string | null {
+interface EntryFiles {
+  js: string;
+  css: string | null;
+}
+
+function readManifest(): (EntryFiles & { replay?: EntryFiles }) | null {
   const manifestFile = path.join(DIR, 'manifest.json');
   if (!fs.existsSync(manifestFile)) return null;
-  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { js: string; css: string | null };
+  return JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as EntryFiles & { replay?: EntryFiles };
+}
+
+/** The replay player's document: its own script and styles, a box for the player, nothing else. */
+function replayPlayerHtml(base: string): string | null {
+  const files = readManifest()?.replay;
+  if (!files) return null;
+  const b = escapeAttr(base);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="color-scheme" content="light dark">
+<title>Session replay</title>
+${files.css ? `<link rel="stylesheet" href="${b}/assets/${files.css}">` : ''}
+<script type="module" src="${b}/assets/${files.js}"></script>
+</head>
+<body><div id="player"></div></body>
+</html>
+`;
+}
+
+function indexHtml(base: string): string | null {
+  const manifest = readManifest();
+  if (!manifest) return null;
   const b = escapeAttr(base);
   return `<!doctype html>
 <html lang="en">
@@ -128,5 +174,19 @@ export function dashboardRoutes(publicUrl: string): Router {
     res.send(html);
   };
   router.get(DASHBOARD_PATHS, page);
+
+  const replayHtml = replayPlayerHtml(base);
+  router.get('/replay-player', (_req, res) => {
+    if (replayHtml === null) {
+      res.status(503).json(errorBody('NOT_BUILT', 'The dashboard is not built (run npm run build)'));
+      return;
+    }
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Content-Security-Policy', REPLAY_PLAYER_POLICY);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'same-origin');
+    res.send(replayHtml);
+  });
   return router;
 }

@@ -50,6 +50,21 @@ export const topListQuery = analyticsQuery.extend({
 export const heatmapPagesQuery = z.object({
   limit: queryInt('limit', 1, 100, 20, 'Pages to return (1-100, default 20).'),
 });
+export const heatmapClicksQuery = z.object({
+  url: z
+    .string()
+    .min(1)
+    .max(2048)
+    .openapi({ param: { description: 'The page path, as /heatmaps/{websiteId}/pages lists it (e.g. /pricing).' } }),
+});
+export const replaySessionParams = z.object({
+  websiteId: z.string().openapi({ format: 'uuid', param: { description: 'Website UUID.' } }),
+  sessionId: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({ param: { description: 'The session id, as /replays/{websiteId}/sessions lists it.' } }),
+});
 export const replaySessionsQuery = z.object({
   limit: queryInt('limit', 1, 200, 50, 'Sessions per page (1-200, default 50).'),
   offset: queryInt('offset', 0, 100_000_000, 0, 'Sessions to skip (default 0).'),
@@ -290,6 +305,35 @@ export const revenueData = z.object({
 export const heatmapPage = z.object({ url: z.string(), total_interactions: count, last_updated: isoTime });
 export const heatmapPagesData = z.object({ pages: z.array(heatmapPage) });
 
+/** The click-density grid's resolution: cells across the page's width and down its height. */
+export const HEATMAP_GRID = { columns: 200, rows: 400 } as const;
+export const heatmapClicksData = z.object({
+  url: z.string(),
+  total_clicks: count,
+  page: z.object({ width: count, height: count }).nullable().openapi({
+    description: 'The median viewport width and page height of the clicks, in CSS pixels; null without clicks.',
+  }),
+  points: z
+    .array(
+      z.object({
+        x: z.number().min(0).max(1).openapi({ description: 'Cell centre, as a share of the page width (0 = left).' }),
+        y: z.number().min(0).max(1).openapi({ description: 'Cell centre, as a share of the page height (0 = top).' }),
+        clicks: count,
+      }),
+    )
+    .openapi({
+      description: `Clicks per cell of a ${HEATMAP_GRID.columns}×${HEATMAP_GRID.rows} grid over the page, busiest first (at most 5000 cells).`,
+    }),
+  selectors: z
+    .array(z.object({ selector: z.string(), clicks: count }))
+    .openapi({ description: 'The most clicked elements (CSS selector path), at most 20.' }),
+});
+export const replayEventsData = z.object({
+  session_id: z.string(),
+  events: z.array(z.unknown()).openapi({ description: 'The recording’s rrweb events in order, for rrweb’s Replayer.' }),
+  truncated: z.boolean().openapi({ description: 'True when the recording has more chunks than one answer carries.' }),
+});
+
 export const replaySession = z
   .object({
     id: z.string(),
@@ -328,6 +372,10 @@ export const realtimeData = z.object({
   pageviews_last_30m: count,
   top_pages: z.array(z.object({ url: z.string(), visitors: count })),
   countries: z.array(z.object({ country_code: z.string(), visitors: count })),
+  pageviews_per_minute: z.array(z.object({ minute: isoTime, pageviews: count })).openapi({
+    description:
+      'Pageviews per minute over the last 30 minutes, oldest first; the last entry is the current, partial minute.',
+  }),
   as_of: isoTime,
 });
 
@@ -344,6 +392,8 @@ export type RevenueData = z.infer<typeof revenueData>;
 export type CountriesData = z.infer<typeof countriesData>;
 export type TechnologyData = z.infer<typeof technologyData>;
 export type HeatmapPagesData = z.infer<typeof heatmapPagesData>;
+export type HeatmapClicksData = z.infer<typeof heatmapClicksData>;
+export type ReplayEventsData = z.infer<typeof replayEventsData>;
 export type ReplaySession = z.infer<typeof replaySession>;
 export type ReplaySessionsData = z.infer<typeof replaySessionsData>;
 export type ErrorGroup = z.infer<typeof errorGroup>;

@@ -12,10 +12,14 @@ import {
   errorGroupsData,
   errorGroupsQuery,
   goalsData,
+  heatmapClicksData,
+  heatmapClicksQuery,
   heatmapPagesData,
   heatmapPagesQuery,
   pagesData,
   realtimeData,
+  replayEventsData,
+  replaySessionParams,
   replaySessionsData,
   replaySessionsQuery,
   revenueData,
@@ -260,7 +264,7 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
     path: string,
     summary: string,
     data: z.ZodType,
-    opts: { query?: z.ZodObject; site?: boolean; keyOnly?: boolean } = {},
+    opts: { query?: z.ZodObject; site?: boolean; keyOnly?: boolean; params?: z.ZodObject } = {},
   ) => {
     const statuses = [...(opts.query || opts.site ? [400] : []), 401, 403, ...(opts.site ? [404] : []), 429, 500, 503];
     r.registerPath({
@@ -269,7 +273,10 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
       summary,
       tags: ['External API'],
       security: opts.keyOnly ? SECURITY.apiKey : READER_SECURITY,
-      request: { ...(opts.site ? { params: websiteIdParams } : {}), ...(opts.query ? { query: opts.query } : {}) },
+      request: {
+        ...(opts.site ? { params: opts.params ?? websiteIdParams } : {}),
+        ...(opts.query ? { query: opts.query } : {}),
+      },
       responses: {
         200: { description: 'Success', headers: rateHeaders, content: json(envelope(data)) },
         ...errors(statuses),
@@ -343,6 +350,18 @@ export function registerExternalApi(r: OpenAPIRegistry): void {
     site: true,
     query: replaySessionsQuery,
   });
+  get(
+    '/v1/heatmaps/{websiteId}/clicks',
+    'One page’s click density on a grid, all time, with the most clicked elements',
+    heatmapClicksData,
+    { site: true, query: heatmapClicksQuery },
+  );
+  get(
+    '/v1/replays/{websiteId}/sessions/{sessionId}/events',
+    'One recorded session’s rrweb events, in order (404 when there is no such recording)',
+    replayEventsData,
+    { site: true, params: replaySessionParams },
+  );
   get('/v1/errors/{websiteId}/groups', 'JavaScript error groups by last occurrence', errorGroupsData, {
     site: true,
     query: errorGroupsQuery,

@@ -96,7 +96,8 @@ for _ = 1, tonumber(ARGV[4]) do
 end
 return 1`;
 
-// KEYS: seen, where, then the window's minute counters. ARGV: cutoff ms, prune limit, top n.
+// KEYS: seen, where, then the window's minute counters (oldest first). ARGV: cutoff ms, prune limit, top n.
+// Returns live count, pageviews, top pages, top countries, and each minute's pageviews in KEYS' order.
 // Aggregating here keeps the reply to a few dozen values however many visitors are live. Ties sort by byte
 // order of the name, which is ascending code-point order for UTF-8.
 const READ = `${DROP}
@@ -132,9 +133,13 @@ local function top(counts)
   end
   return flat
 end
-local pageviews = 0
-for i = 3, #KEYS do pageviews = pageviews + (tonumber(redis.call('GET', KEYS[i])) or 0) end
-return { #live, pageviews, top(pages), top(countries) }`;
+local pageviews, perMinute = 0, {}
+for i = 3, #KEYS do
+  local n = tonumber(redis.call('GET', KEYS[i])) or 0
+  pageviews = pageviews + n
+  perMinute[#perMinute + 1] = n
+end
+return { #live, pageviews, top(pages), top(countries), perMinute }`;
 
 // KEYS: seen, then the window's minute counters. ARGV: cutoff ms. Counts without walking the live set (ZCOUNT is
 // O(log n)), so a read that needs no breakdown never holds Redis for long however many visitors are live.
@@ -243,13 +248,14 @@ export async function realtimeSnapshot(
   const lastMinute = Math.floor(now / MINUTE_MS);
   const keys = [seenKey(prefix, websiteId), whereKey(prefix, websiteId)];
   for (let m = lastMinute - (WINDOW_MINUTES - 1); m <= lastMinute; m++) keys.push(minuteKey(prefix, websiteId, m));
-  const [live, pageviews, pages, countries] = (await commands(redis).tidemarkPresenceRead(
+  const [live, pageviews, pages, countries, perMinute] = (await commands(redis).tidemarkPresenceRead(
     keys.length,
     ...keys,
     now - LIVE_MS,
     READ_PRUNE_LIMIT,
     TOP_N,
-  )) as [number, number, (string | number)[], (string | number)[]];
+  )) as [number, number, (string | number)[], (string | number)[], number[]];
+  const firstMinute = lastMinute - (WINDOW_MINUTES - 1);
   const pairs = (flat: (string | number)[]) => {
     const out: { name: string; visitors: number }[] = [];
     for (let i = 0; i < flat.length; i += 2) out.push({ name: String(flat[i]), visitors: Number(flat[i + 1]) });
@@ -261,6 +267,10 @@ export async function realtimeSnapshot(
     pageviews_last_30m: pageviews,
     top_pages: pairs(pages).map((p) => ({ url: p.name, visitors: p.visitors })),
     countries: pairs(countries).map((c) => ({ country_code: c.name, visitors: c.visitors })),
+    pageviews_per_minute: perMinute.map((n, i) => ({
+      minute: new Date((firstMinute + i) * MINUTE_MS).toISOString(),
+      pageviews: Number(n),
+    })),
     as_of: new Date(now).toISOString(),
   };
 }

@@ -21,19 +21,23 @@ import { customEventReport, goalReport, revenueReport } from '../../../lib/exter
 import {
   analyticsQuery,
   errorGroupsQuery,
+  heatmapClicksQuery,
   heatmapPagesQuery,
+  replaySessionParams,
   replaySessionsQuery,
   topListQuery,
   visitorsQuery,
 } from '../../../lib/external/schemas';
 import { usageReport } from '../../../lib/external/usage';
 import { realtimeSnapshot } from '../../../lib/realtime/presence';
+import { heatmapClicks } from '../../../lib/stats/reads/heatmapClicks';
 import { heatmapPages } from '../../../lib/stats/reads/heatmapPages';
+import { replayEvents } from '../../../lib/stats/reads/replayEvents';
 import { replaySessions } from '../../../lib/stats/reads/replaySessions';
 import type { AppDeps } from '../../deps';
 import { readableWebsite, reader, requireKeyReader } from '../../middleware/auth';
 import { sendData } from '../../middleware/envelope';
-import { parseQuery, pathUuid } from '../../middleware/validate';
+import { parse, parseQuery, pathUuid } from '../../middleware/validate';
 
 export function externalReadRoutes({ pool, redis, clickhouse, config }: AppDeps): Router {
   const router = Router();
@@ -117,6 +121,18 @@ export function externalReadRoutes({ pool, redis, clickhouse, config }: AppDeps)
     const w = await site(req, res);
     const q = parseQuery(heatmapPagesQuery, req);
     sendData(res, await heatmapPages(clickhouse, w.id, q.limit));
+  });
+
+  router.get('/heatmaps/:websiteId/clicks', async (req, res) => {
+    const w = await site(req, res);
+    const q = parseQuery(heatmapClicksQuery, req);
+    sendData(res, await heatmapClicks(clickhouse, w.id, q.url));
+  });
+
+  router.get('/replays/:websiteId/sessions/:sessionId/events', async (req, res) => {
+    const w = await site(req, res);
+    const { sessionId } = parse(replaySessionParams, req.params);
+    sendData(res, await replayEvents(clickhouse, w.id, sessionId));
   });
 
   router.get('/replays/:websiteId/sessions', async (req, res) => {
