@@ -253,9 +253,9 @@ it('shows goals, custom events with properties, the funnel and revenue as the AP
   // The key figures become conversions under a goal filter, as the API answers them.
   const [totals] = await v2({ metrics: ['visitors', 'events', 'conversion_rate'] }, [['is', 'event:goal', ['Docs']]]);
   await page.locator('.kpi[data-metric="conversion_rate"][data-value]').waitFor();
-  const cards = await page.locator('.kpi').evaluateAll((els) =>
-    els.map((e) => [e.getAttribute('data-metric'), Number(e.getAttribute('data-value'))]),
-  );
+  const cards = await page
+    .locator('.kpi')
+    .evaluateAll((els) => els.map((e) => [e.getAttribute('data-metric'), Number(e.getAttribute('data-value'))]));
   expect(cards).toEqual([
     ['visitors', value(totals.metrics[0])],
     ['events', value(totals.metrics[1])],

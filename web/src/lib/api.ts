@@ -24,10 +24,6 @@ export function setToken(value: string | null): void {
   token = value;
 }
 
-export function hasToken(): boolean {
-  return token !== null;
-}
-
 let shareToken: string | null = null;
 let onShareRefused: () => void = () => {};
 
