@@ -74,6 +74,8 @@ async function signedInState(browser: Browser, service: Service): Promise<string
 
 interface Load {
   readyMs: number;
+  /** The API requests of the load: path (and v2's dimensions), start and duration, ms from navigation. */
+  requests: string[];
   /** Encoded (gzipped) bytes of scripts, and of styles, fetched for the page. */
   js: number;
   css: number;
@@ -88,13 +90,19 @@ async function loadOnce(browser: Browser, state: string, url: string): Promise<L
     timeout: 60_000,
   });
   const readyMs = (await handle.jsonValue()) as number;
+  // The panels' questions finish before the next load: each navigation is timed on an otherwise idle server
+  // (the embedded store runs one query at a time and finishes what a closed page asked).
+  await page.waitForLoadState('networkidle');
+  const requests = (await page.evaluate(`performance.getEntriesByType('resource')
+    .filter((e) => new URL(e.name).pathname.startsWith('/api/'))
+    .map((e) => new URL(e.name).pathname + ' @' + Math.round(e.startTime) + ' +' + Math.round(e.duration))`)) as string[];
   const bytes = (await page.evaluate(`(() => {
     const sum = (ext) => performance.getEntriesByType('resource')
       .filter((e) => new URL(e.name).pathname.endsWith(ext)).reduce((n, e) => n + e.encodedBodySize, 0);
     return { js: sum('.js'), css: sum('.css') };
   })()`)) as { js: number; css: number };
   await context.close();
-  return { readyMs, ...bytes };
+  return { readyMs, requests, ...bytes };
 }
 
 async function timeLoads(browser: Browser, service: Service, state: string, url: string, runs: number) {
@@ -110,6 +118,7 @@ async function timeLoads(browser: Browser, service: Service, state: string, url:
     js: median(loads.map((l) => l.js)),
     css: median(loads.map((l) => l.css)),
     cpu: { web: (cpu.web ?? NaN) / runs, store: (cpu.store ?? NaN) / runs },
+    requests: loads[loads.length - 1].requests,
   };
 }
 
@@ -170,6 +179,8 @@ async function main(): Promise<number> {
         `  ${name.padEnd(20)} │ ${`${r.readyMs.toFixed(0)} ms`.padStart(16)} │ ${r.all.join(', ').padEnd(25)} │ ${r.cpu.web.toFixed(0)} / ${r.cpu.store.toFixed(0)} ms`,
       );
     }
+    console.log(`  the last load's API requests (start, duration after navigation):`);
+    for (const r of full.requests) console.log(`    ${r}`);
     console.log(`  ratio 10M / empty: ${(full.readyMs / baseline.readyMs).toFixed(2)}×`);
     console.log(`  first load: ${kb(firstLoad)} JavaScript + ${kb(full.css)} CSS (gzipped, as fetched)`);
     const pass = firstLoad <= TARGET.firstLoadKb * 1024 && full.readyMs <= TARGET.readyMs;

@@ -44,8 +44,13 @@ async function main() {
   for (const file of cssFiles) fs.rmSync(path.join(root, file));
   const cssName = `main.${createHash('sha256').update(css).digest('hex').slice(0, 8).toUpperCase()}.css`;
   fs.writeFileSync(path.join(out, 'assets', cssName), css);
+  // The chunks the entry imports statically: index.html names them for the browser to fetch beside it.
+  const preload = result.metafile.outputs[js].imports
+    .filter((i) => i.kind === 'import-statement' && !i.external)
+    .map((i) => path.basename(i.path));
   const manifest = {
     js: path.basename(js),
+    preload,
     css: cssName,
     replay: { js: path.basename(replayJs), css: replayMeta.cssBundle ? path.basename(replayMeta.cssBundle) : null },
   };

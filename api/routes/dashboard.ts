@@ -87,6 +87,8 @@ const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;
 interface EntryFiles {
   js: string;
   css: string | null;
+  /** Chunks the entry imports statically, fetched beside it instead of after it. */
+  preload?: string[];
 }
 
 function readManifest(): (EntryFiles & { replay?: EntryFiles }) | null {
@@ -129,6 +131,7 @@ function indexHtml(base: string): string | null {
 <title>Tidemark</title>
 ${manifest.css ? `<link rel="stylesheet" href="${b}/assets/${manifest.css}">` : ''}
 <script type="module" src="${b}/assets/${manifest.js}"></script>
+${(manifest.preload ?? []).map((f) => `<link rel="modulepreload" href="${b}/assets/${f}">`).join('\n')}
 </head>
 <body><div id="app"></div><noscript>Tidemark’s dashboard needs JavaScript.</noscript></body>
 </html>

@@ -1,8 +1,7 @@
 // The route table. Pages before sign-in are open; the rest send a signed-out reader to sign in and back.
-import type { FunctionComponent } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { AuthProvider, useAuth } from './lib/auth';
-import { lazy } from './lib/lazy';
+import { type LazyPage, lazy } from './lib/lazy';
 import { match, navigate, useLocation } from './lib/router';
 import { Loading } from './ui/states';
 
@@ -20,8 +19,7 @@ const NotFound = lazy(() => import('./pages/notFound'));
 
 interface Route {
   path: string;
-  // biome-ignore lint/suspicious/noExplicitAny: pages take their route's params
-  page: FunctionComponent<any>;
+  page: LazyPage;
   /** Open to readers who are not signed in. */
   open?: boolean;
 }
@@ -57,6 +55,8 @@ function Router() {
   for (const route of ROUTES) {
     const params = match(route.path, loc.path);
     if (!params) continue;
+    // The page's code downloads while sign-in is checked, not after.
+    route.page.preload();
     if (!route.open) {
       if (auth.status === 'loading') return <Loading />;
       if (auth.status === 'signedOut') {

@@ -140,6 +140,9 @@ it('shares a dashboard with a password, and stops sharing it', async () => {
   await enterPassword(visitor.page, PASSWORD);
   await visitor.page.getByText('Powered by Tidemark').waitFor();
   expect(new URL(visitor.page.url()).searchParams.get('range')).toBe('7d');
+  // Its panels have all answered before the owner stops sharing (later questions would get 401s).
+  await visitor.page.locator('.kpi[data-metric="visitors"] .kpi-value').waitFor();
+  await visitor.page.waitForLoadState('networkidle');
 
   // The owner stops sharing: the link now says so (the API's 404 is expected; nothing 5xx).
   await share.click();

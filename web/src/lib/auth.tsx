@@ -34,12 +34,9 @@ export function AuthProvider({ children }: { children: ComponentChildren }) {
     });
     (async () => {
       if (!(await renewToken())) return setStatus('signedOut');
-      try {
-        await refresh();
-        setStatus('signedIn');
-      } catch {
-        setStatus('signedOut');
-      }
+      // A fresh JWT is enough to show the page; the user's profile (for the header) arrives beside it.
+      setStatus('signedIn');
+      refresh().catch(() => {});
     })();
   }, [refresh]);
 

@@ -1,28 +1,42 @@
-// Pages load on first visit (esbuild splits each into its own chunk), keeping the first load small.
+// Pages load on first visit (esbuild splits each into its own chunk), keeping the first load small. A route
+// can start loading its page before it renders it (preload), while sign-in is still being checked.
 import type { FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorNote, Loading } from '../ui/states';
 
 // biome-ignore lint/suspicious/noExplicitAny: a page takes its route's params, whatever they are named
 type Page = FunctionComponent<any>;
+export type LazyPage = Page & { preload(): void };
 
-export function lazy(load: () => Promise<{ default: Page }>): Page {
+export function lazy(load: () => Promise<{ default: Page }>): LazyPage {
   let loaded: Page | null = null;
-  return function LazyPage(props) {
+  let loading: Promise<Page> | null = null;
+  const start = () => {
+    loading ??= load().then((m) => {
+      loaded = m.default;
+      return m.default;
+    });
+    return loading;
+  };
+  const LazyPage = (props: Record<string, unknown>) => {
     const [page, setPage] = useState<Page | null>(() => loaded);
     const [error, setError] = useState<Error | null>(null);
     useEffect(() => {
-      if (loaded) return;
-      load().then(
-        (m) => {
-          loaded = m.default;
-          setPage(() => m.default);
+      // Also when a preload finished between the first render and now: the state still holds null.
+      start().then(
+        (p) => setPage(() => p),
+        () => {
+          loading = null;
+          setError(new Error('This page could not be loaded; the server may have been updated. Reload the page.'));
         },
-        () => setError(new Error('This page could not be loaded; the server may have been updated. Reload the page.')),
       );
     }, []);
     if (error) return <ErrorNote error={error} retry={() => window.location.reload()} />;
     const Component = page;
     return Component ? <Component {...props} /> : <Loading />;
   };
+  LazyPage.preload = () => {
+    start().catch(() => {});
+  };
+  return LazyPage;
 }

@@ -1,5 +1,6 @@
 // A website's dashboard: loads the site, reads the view state from the URL and shows the section the path
 // names (/sites/:id, /sites/:id/realtime, …/heatmaps, …/replays, …/errors).
+import { useState } from 'preact/hooks';
 import { get } from '../../lib/api';
 import { lazy } from '../../lib/lazy';
 import { Link, navigate } from '../../lib/router';
@@ -7,6 +8,7 @@ import type { Website } from '../../lib/types';
 import { useData } from '../../lib/useData';
 import { Shell } from '../../ui/layout';
 import { ErrorNote, Loading } from '../../ui/states';
+import { prefetchOverview } from './overviewData';
 import { type DashboardState, type Filter, parseState, serializeState } from './state';
 import './dashboard.css';
 
@@ -36,6 +38,8 @@ export default function Dashboard({
   '*'?: string;
 }) {
   const site = useData((signal) => get<{ website: Website }>(`/api/websites/${websiteId}`, { signal }), [websiteId]);
+  // The overview's first figures are asked for now, beside the website and the overview's code.
+  useState(() => rest === '' && prefetchOverview(websiteId, parseState(query)));
   const section = SECTIONS[rest as keyof typeof SECTIONS];
   const state = parseState(query);
   const base = `/sites/${websiteId}${rest ? `/${rest}` : ''}`;
@@ -54,6 +58,8 @@ export default function Dashboard({
     );
   }
   const Section = section;
+  // The section's code downloads while the website is read.
+  Section.preload();
   const search = serializeState(state);
   return (
     <Shell title={title} wide>

@@ -1,25 +1,23 @@
 // A site's overview (/sites/:id): the range and comparison, the filters as removable chips, the KPI cards,
 // visitors over time with annotation markers, and the breakdown and conversion panels. Everything is read
 // through Stats v2 (query.ts), so a shared dashboard shows the same page with its share token.
-import { useMemo } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { AnnotationView } from '../../../../lib/accounts/annotationSchemas';
 import { get, qs } from '../../lib/api';
-import { change, compact, duration, percent } from '../../lib/format';
+import { change, compact, percent } from '../../lib/format';
 import { Link } from '../../lib/router';
 import { useData } from '../../lib/useData';
 import { type ChartMarker, type ChartSeries, LineChart } from '../../ui/chart';
 import { Empty, ErrorNote } from '../../ui/states';
 import { DevicesPanel, LocationsPanel, PagesPanel, SourcesPanel } from './breakdowns';
 import { bucketLabel, dimensionLabel, localStamp, operatorLabel, valueLabel } from './labels';
+import { type Overview as Figures, type Kpi, kpisFor, overviewData } from './overviewData';
 import EventsPanel from './panels/events';
 import FunnelsPanel from './panels/funnels';
 import GoalsPanel from './panels/goals';
 import RevenuePanel from './panels/revenue';
-import { previousRange } from './period';
-import { type Kpis, kpisOf, runQuery, type Series, timeSeries } from './query';
 import type { SectionProps } from './section';
 import {
-  type DashboardState,
   effectiveInterval,
   type Interval,
   intervalsFor,
@@ -42,64 +40,7 @@ const RANGE_LABELS: Record<RangeId, string> = {
 
 const INTERVAL_LABELS: Record<Interval, string> = { hour: 'Hours', day: 'Days', week: 'Weeks', month: 'Months' };
 
-interface Kpi {
-  metric: string;
-  label: string;
-  format(v: number): string;
-  lowerIsBetter?: boolean;
-}
-
-const VISIT_KPIS: Kpi[] = [
-  { metric: 'visitors', label: 'Visitors', format: compact },
-  { metric: 'visits', label: 'Visits', format: compact },
-  { metric: 'pageviews', label: 'Pageviews', format: compact },
-  { metric: 'views_per_visit', label: 'Views per visit', format: (v) => compact(Math.round(v * 100) / 100) },
-  { metric: 'bounce_rate', label: 'Bounce rate', format: (v) => percent(v), lowerIsBetter: true },
-  { metric: 'visit_duration', label: 'Visit duration', format: duration },
-];
-
-/** Under a goal, event or property filter the figures are conversions (v2 answers no visit metrics there). */
-const CONVERSION_KPIS: Kpi[] = [
-  { metric: 'visitors', label: 'Unique conversions', format: compact },
-  { metric: 'events', label: 'Total conversions', format: compact },
-  { metric: 'conversion_rate', label: 'Conversion rate', format: (v) => percent(v, 1) },
-];
-
-const convertsOn = (dimension: string) =>
-  dimension === 'event:goal' || dimension === 'event:name' || dimension.startsWith('event:props:');
-
-function kpisFor(state: DashboardState): Kpi[] {
-  return state.filters.some((f) => convertsOn(f.dimension)) ? CONVERSION_KPIS : VISIT_KPIS;
-}
-
-interface Period {
-  kpis: Kpis;
-  series: Series;
-  resolved: [string, string];
-}
-
-interface Overview extends Period {
-  previous?: Period;
-}
-
-async function loadOverview(siteId: string, state: DashboardState, interval: Interval, signal: AbortSignal) {
-  const metrics = kpisFor(state).map((k) => k.metric);
-  const [totals, series] = await Promise.all([
-    runQuery(siteId, state, { metrics }, signal),
-    timeSeries(siteId, state, interval, 'visitors', undefined, signal),
-  ]);
-  const out: Overview = { kpis: kpisOf(totals, metrics), series, resolved: totals.query.date_range };
-  if (state.compare) {
-    // v2 has no include.comparisons: the same questions over the period before, of equal length.
-    const range = previousRange(totals.query.date_range);
-    const [before, beforeSeries] = await Promise.all([
-      runQuery(siteId, state, { metrics, date_range: range }, signal),
-      timeSeries(siteId, state, interval, 'visitors', range, signal),
-    ]);
-    out.previous = { kpis: kpisOf(before, metrics), series: beforeSeries, resolved: before.query.date_range };
-  }
-  return out;
-}
+const PANEL_PLACEHOLDERS = [1, 2, 3, 4];
 
 const today = () => new Date().toISOString().slice(0, 10);
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
@@ -201,7 +142,7 @@ function FilterChips({ state, setState }: Pick<SectionProps, 'state' | 'setState
   );
 }
 
-function KpiCards({ kpis, data }: { kpis: Kpi[]; data: Overview | undefined }) {
+function KpiCards({ kpis, data }: { kpis: Kpi[]; data: Figures | undefined }) {
   return (
     <ul class="kpis" aria-label="Key figures">
       {kpis.map((k) => {
@@ -257,7 +198,7 @@ function useAnnotations(site: SectionProps['site'], resolved: [string, string] |
   );
 }
 
-function Chart({ data, state, setState, site, shared }: SectionProps & { data: Overview }) {
+function Chart({ data, state, setState, site, shared }: SectionProps & { data: Figures }) {
   const interval = effectiveInterval(state);
   const offered = intervalsFor(state);
   const annotations = useAnnotations(site, data.resolved, shared);
@@ -338,10 +279,16 @@ export default function Overview(props: SectionProps) {
   const { site, state, setState, shared } = props;
   const interval = effectiveInterval(state);
   const overview = useData(
-    (signal) => loadOverview(site.id, state, interval, signal),
+    (signal) => overviewData(site.id, state, interval, signal),
     [site.id, serializeState(state), interval],
   );
   const data = overview.data;
+  // The store answers one query at a time: the key figures and the chart are asked first, and the panels'
+  // dozen questions only once they have answered (later changes of the view ask everything at once).
+  const [primed, setPrimed] = useState(false);
+  useEffect(() => {
+    if (data || overview.error) setPrimed(true);
+  }, [data, overview.error]);
   const empty = data && data.kpis.visitors === 0 && data.kpis.pageviews === 0;
   return (
     <div class="overview">
@@ -370,16 +317,26 @@ export default function Overview(props: SectionProps) {
           {data ? <Chart {...props} data={data} /> : <ChartSkeleton />}
         </div>
       )}
-      <div class="panel-grid">
-        <SourcesPanel {...props} />
-        <PagesPanel {...props} />
-        <LocationsPanel {...props} />
-        <DevicesPanel {...props} />
-        <GoalsPanel {...props} />
-        <EventsPanel {...props} />
-        <FunnelsPanel {...props} />
-        <RevenuePanel {...props} />
-      </div>
+      {primed ? (
+        <div class="panel-grid">
+          <SourcesPanel {...props} />
+          <PagesPanel {...props} />
+          <LocationsPanel {...props} />
+          <DevicesPanel {...props} />
+          <GoalsPanel {...props} />
+          <EventsPanel {...props} />
+          <FunnelsPanel {...props} />
+          <RevenuePanel {...props} />
+        </div>
+      ) : (
+        <div class="panel-grid" aria-hidden="true">
+          {PANEL_PLACEHOLDERS.map((n) => (
+            <div key={n} class="panel panel-placeholder">
+              <span class="skeleton" />
+            </div>
+          ))}
+        </div>
+      )}
     </div>
   );
 }
