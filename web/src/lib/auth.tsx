@@ -19,6 +19,9 @@ interface Auth {
 
 const AuthContext = createContext<Auth | null>(null);
 
+/** Asked as the app's code starts, not after its first render: every signed-in page waits for it. */
+const firstRenewal = renewToken();
+
 export function AuthProvider({ children }: { children: ComponentChildren }) {
   const [status, setStatus] = useState<Status>('loading');
   const [user, setUser] = useState<User | null>(null);
@@ -33,7 +36,7 @@ export function AuthProvider({ children }: { children: ComponentChildren }) {
       setStatus('signedOut');
     });
     (async () => {
-      if (!(await renewToken())) return setStatus('signedOut');
+      if (!(await firstRenewal)) return setStatus('signedOut');
       // A fresh JWT is enough to show the page; the user's profile (for the header) arrives beside it.
       setStatus('signedIn');
       refresh().catch(() => {});
