@@ -2,6 +2,7 @@
 // Plausible works against Tidemark with another base URL and key. site_id is the website's domain, as in
 // Plausible, or its UUID. Parsing and answering live in lib/stats/plausible/.
 import { type Request, type Response, Router } from 'express';
+import type { Pool } from 'pg';
 import { conversionContext } from '../../lib/accounts/goals';
 import { websiteIdsByDomain } from '../../lib/accounts/websites';
 import { UUID } from '../../lib/checks';
@@ -10,6 +11,16 @@ import { parsePlausibleQuery } from '../../lib/stats/plausible/query';
 import { plausibleResponse } from '../../lib/stats/plausible/run';
 import type { AppDeps } from '../deps';
 import { readableWebsite, reader } from '../middleware/auth';
+
+/** The website as a Plausible query reads it (its goals only when the query asks about conversions). */
+export function plausibleSite(pool: Pool, website: { id: string; domain: string; timezone: string }) {
+  return {
+    id: website.id,
+    domain: website.domain,
+    timezone: website.timezone,
+    conversions: () => conversionContext(pool, website.id),
+  };
+}
 
 export function plausibleRoutes({ pool, clickhouse }: AppDeps): Router {
   const router = Router();
@@ -35,13 +46,7 @@ export function plausibleRoutes({ pool, clickhouse }: AppDeps): Router {
       websiteId = ids[0];
     }
     const website = await readableWebsite(pool, res, websiteId.toLowerCase());
-    const site = {
-      id: website.id,
-      domain: website.domain,
-      timezone: website.timezone,
-      conversions: () => conversionContext(pool, website.id),
-    };
-    res.json(await plausibleResponse(clickhouse, site, query));
+    res.json(await plausibleResponse(clickhouse, plausibleSite(pool, website), query));
   });
   return router;
 }

@@ -3,7 +3,6 @@
 // with that token. The token is its own credential (lib/public/share.ts): only the share query route below
 // accepts it, for its website only, so it reaches no visitor-level data, annotations, exports or settings.
 import { type NextFunction, type Request, type Response, Router } from 'express';
-import { conversionContext } from '../../lib/accounts/goals';
 import { requireWebsiteRole } from '../../lib/accounts/websites';
 import { verifyPassword } from '../../lib/auth/passwords';
 import { giveBack, takeAttempt, windowKeys } from '../../lib/auth/windows';
@@ -29,6 +28,7 @@ import type { AppDeps } from '../deps';
 import { bearer, requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
 import { parseBody, pathUuid } from '../middleware/validate';
+import { plausibleSite } from './plausible';
 
 /** Password guesses one address may make on one shared website per window, and all addresses together. */
 export const SHARE_ATTEMPTS_PER_CLIENT = 10;
@@ -131,13 +131,7 @@ export function shareQueryRoutes(deps: AppDeps): Router {
     const website = share.website;
     // The token reads its own website only; any other site_id is as unknown as a website that does not exist.
     if (siteId !== website.id && siteId !== website.domain.toLowerCase()) throw notFound('Website not found');
-    const site = {
-      id: website.id,
-      domain: website.domain,
-      timezone: website.timezone,
-      conversions: () => conversionContext(pool, website.id),
-    };
-    res.json(await plausibleResponse(clickhouse, site, query));
+    res.json(await plausibleResponse(clickhouse, plausibleSite(pool, website), query));
   });
   return router;
 }

@@ -65,6 +65,20 @@ export async function watchedPage(
   return { page, context, problems };
 }
 
+/** Signs in through the login page (then on to `next`, by default the sites list). */
+export async function signInThroughPage(
+  page: Page,
+  baseUrl: string,
+  user: { email: string; password?: string },
+  next = '/sites',
+): Promise<void> {
+  await page.goto(`${baseUrl}/login${next === '/sites' ? '' : `?next=${encodeURIComponent(next)}`}`);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password ?? 'password-123');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${baseUrl}${next}`);
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   fs.mkdirSync(WEB_ARTIFACTS, { recursive: true });
   const file = path.join(WEB_ARTIFACTS, `${name}.png`);

@@ -10,6 +10,7 @@ import {
   createDashboardContext,
   launchBrowser,
   screenshot,
+  signInThroughPage,
   watchedPage,
 } from '../../helpers/browser';
 import type { TestContext } from '../../helpers/context';
@@ -79,13 +80,7 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-async function signIn(page: Page, next: string) {
-  await page.goto(`${ctx.baseUrl}/login?next=${encodeURIComponent(next)}`);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill('password-123');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${ctx.baseUrl}${next}`);
-}
+const signIn = (page: Page, next: string) => signInThroughPage(page, ctx.baseUrl, user, next);
 
 /** Reads until the answer holds `until` alone in its first column (the panel re-queried), or 5 s pass. */
 async function settled(read: () => Promise<string[][]>, until: string): Promise<string[][]> {

@@ -13,6 +13,7 @@ import {
   createDashboardContext,
   launchBrowser,
   screenshot,
+  signInThroughPage,
   watchedPage,
 } from '../../helpers/browser';
 import type { TestContext } from '../../helpers/context';
@@ -195,13 +196,7 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-async function signIn(page: Page) {
-  await page.goto(`${ctx.baseUrl}/login`);
-  await page.getByLabel('Email').fill(owner.email);
-  await page.getByLabel('Password').fill('password-123');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${ctx.baseUrl}/sites`);
-}
+const signIn = (page: Page) => signInThroughPage(page, ctx.baseUrl, owner);
 
 const liveNumber = (page: Page) => page.getByTestId('live-visitors').textContent();
 

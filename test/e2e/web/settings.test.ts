@@ -8,6 +8,7 @@ import {
   createDashboardContext,
   launchBrowser,
   screenshot,
+  signInThroughPage,
   watchedPage,
 } from '../../helpers/browser';
 import type { TestContext } from '../../helpers/context';
@@ -33,13 +34,7 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-async function signIn(page: Page, user: TestUser, next: string): Promise<void> {
-  await page.goto(`${ctx.baseUrl}/login?next=${encodeURIComponent(next)}`);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill('password-123');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${ctx.baseUrl}${next}`);
-}
+const signIn = (page: Page, user: TestUser, next: string) => signInThroughPage(page, ctx.baseUrl, user, next);
 
 /** Removes the one expected failed request from a journey's problems (it is then shown in words). */
 function expectProblem(problems: string[], line: string): void {

@@ -10,6 +10,7 @@ import {
   createDashboardContext,
   launchBrowser,
   screenshot,
+  signInThroughPage,
   watchedPage,
 } from '../../helpers/browser';
 import type { TestContext } from '../../helpers/context';
@@ -72,13 +73,7 @@ async function enterPassword(page: Page, password: string) {
   await page.getByRole('button', { name: 'View dashboard' }).click();
 }
 
-async function signIn(page: Page) {
-  await page.goto(`${ctx.baseUrl}/login`);
-  await page.getByLabel('Email').fill(owner.email);
-  await page.getByLabel('Password').fill('password-123');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${ctx.baseUrl}/sites`);
-}
+const signIn = (page: Page) => signInThroughPage(page, ctx.baseUrl, owner);
 
 it('shares a dashboard with a password, and stops sharing it', async () => {
   const admin = await watchedPage(browser, ctx.baseUrl);

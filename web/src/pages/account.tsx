@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, BASE, del, put, setToken } from '../lib/api';
 import { useAuth } from '../lib/auth';
 import type { PasswordChanged, User } from '../lib/types';
-import { Button, Field, FormError, formValues, useSubmit } from '../ui/form';
+import { Button, Field, FormError, formValues, NewPasswordField, useSubmit } from '../ui/form';
 import { Card, Shell } from '../ui/layout';
 import { Panel } from '../ui/panel';
 import { Loading } from '../ui/states';
@@ -97,14 +97,9 @@ function Password() {
           autocomplete="current-password"
           required
         />
-        <Field
+        <NewPasswordField
           label="New password"
           name="new_password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minLength={8}
-          maxLength={512}
           hint="At least 8 characters. Other browsers where you are signed in will be signed out."
         />
         <Field

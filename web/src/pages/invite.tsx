@@ -7,7 +7,7 @@ import { useAuth } from '../lib/auth';
 import { Link } from '../lib/router';
 import type { InvitePreview, InviteRegistered } from '../lib/types';
 import { useData } from '../lib/useData';
-import { Button, Field, FormError, formValues, useSubmit } from '../ui/form';
+import { Button, Field, FormError, formValues, NewPasswordField, useSubmit } from '../ui/form';
 import { Card } from '../ui/layout';
 import { ErrorNote, Loading } from '../ui/states';
 
@@ -156,16 +156,7 @@ export default function Invite({ token }: { token: string }) {
           hint="The invite is for this email."
         />
         <Field label="Your name" name="full_name" autocomplete="name" maxLength={200} />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minLength={8}
-          maxLength={512}
-          hint="At least 8 characters."
-        />
+        <NewPasswordField />
         <FormError>{register.error}</FormError>
         <Button type="submit" busy={register.busy}>
           Create account and join

@@ -5,7 +5,7 @@ import { useAuth } from '../lib/auth';
 import { navigate } from '../lib/router';
 import type { Setup as SetupState, SignIn } from '../lib/types';
 import { useData } from '../lib/useData';
-import { Button, Field, FormError, formValues, useSubmit } from '../ui/form';
+import { Button, Field, FormError, formValues, NewPasswordField, useSubmit } from '../ui/form';
 import { Card } from '../ui/layout';
 import { ErrorNote, Loading } from '../ui/states';
 
@@ -35,16 +35,7 @@ export default function Setup() {
       <form onSubmit={(e) => submit.run(formValues(e))}>
         <Field label="Your name" name="full_name" autocomplete="name" maxLength={200} />
         <Field label="Email" name="email" type="email" autocomplete="email" required maxLength={254} />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minLength={8}
-          maxLength={512}
-          hint="At least 8 characters."
-        />
+        <NewPasswordField />
         <FormError>{submit.error}</FormError>
         <Button type="submit" busy={submit.busy}>
           Create owner account

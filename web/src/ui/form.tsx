@@ -28,6 +28,30 @@ export function Field({ label, hint, error, id, ...input }: InputProps) {
   );
 }
 
+/** A password being chosen: the server's rule (8 to 512 characters) stated and checked before sending. */
+export function NewPasswordField({
+  label = 'Password',
+  name = 'password',
+  hint = 'At least 8 characters.',
+}: {
+  label?: string;
+  name?: string;
+  hint?: string;
+}) {
+  return (
+    <Field
+      label={label}
+      name={name}
+      type="password"
+      autocomplete="new-password"
+      required
+      minLength={8}
+      maxLength={512}
+      hint={hint}
+    />
+  );
+}
+
 export function Button({
   kind = 'primary',
   busy,
