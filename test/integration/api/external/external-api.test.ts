@@ -151,6 +151,7 @@ describe('the OpenAPI document', () => {
       'BearerApiKey',
       'BearerJwt',
       'SessionCookie',
+      'ShareToken',
     ]);
     expect(doc.components.securitySchemes.ApiKeyHeader).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
     const visitorsLimit = doc.paths['/api/external/v1/analytics/{websiteId}/visitors'].get.parameters.find(
