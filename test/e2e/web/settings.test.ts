@@ -304,7 +304,12 @@ it('looks right at 375 px and in the dark theme', async () => {
     for (const tab of ['goals', 'funnels', 'members', 'api-keys']) {
       if (tab !== 'goals') await page.goto(`${ctx.baseUrl}${settingsUrl(tab)}`);
       await page.getByRole('heading', { level: 2 }).first().waitFor();
-      await page.waitForFunction("!document.querySelector('.state-loading')");
+      await page.waitForFunction(
+        () =>
+          !(globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector(
+            '.state-loading',
+          ),
+      );
       if (tab === 'funnels') await page.getByRole('button', { name: 'Edit funnel Checkout v2' }).click();
       expect(await accessibilityViolations(page)).toEqual([]);
       // No sideways scrolling on a phone.

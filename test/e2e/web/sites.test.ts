@@ -91,8 +91,14 @@ const DAY = 86_400_000;
 
 /** Waits until the snippet box holds `text` (it is filled once the snippet has loaded). */
 async function snippetShows(page: Page, text: string): Promise<void> {
-  // A string expression: the root tsconfig has no DOM types.
-  await page.waitForFunction(`document.getElementById('snippet')?.value.includes(${JSON.stringify(text)}) === true`);
+  // A function, not a string (the page's CSP refuses eval); the root tsconfig has no DOM types.
+  await page.waitForFunction(
+    (t) =>
+      (globalThis as unknown as { document: { getElementById(id: string): { value: string } | null } }).document
+        .getElementById('snippet')
+        ?.value.includes(t) === true,
+    text,
+  );
 }
 
 it('lists sites, adds one, sees its first visit arrive, edits its settings and deletes it', async () => {
