@@ -16,10 +16,21 @@ export interface JobContext {
   logger: Logger;
 }
 
+/**
+ * What one run covers. The clock enqueues with an empty scope (every active website, the period that just
+ * ended); `tidemark jobs run` may narrow it to one website and a past day, and a re-run for the same scope
+ * writes the same rows (idempotent).
+ */
+export interface JobScope {
+  websiteId?: string;
+  /** YYYY-MM-DD: the day (in each website's timezone) the run is for; absent = the latest complete period. */
+  date?: string;
+}
+
 export interface ScheduledJob {
   name: string;
   cron: string;
-  run(ctx: JobContext): Promise<unknown>;
+  run(ctx: JobContext, scope: JobScope): Promise<unknown>;
 }
 
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
