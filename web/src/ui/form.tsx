@@ -65,8 +65,11 @@ export function Button({
   );
 }
 
-/** Runs an async action for a form: busy while it runs, the error's message if it fails. */
-export function useSubmit<A extends unknown[]>(action: (...args: A) => Promise<void>) {
+/** Runs an async action for a form: busy while it runs, the error in words (`describe`) if it fails. */
+export function useSubmit<A extends unknown[]>(
+  action: (...args: A) => Promise<void>,
+  describe: (err: unknown) => string = (err) => (err as Error).message,
+) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const run = async (...args: A) => {
@@ -75,7 +78,7 @@ export function useSubmit<A extends unknown[]>(action: (...args: A) => Promise<v
     try {
       await action(...args);
     } catch (err) {
-      setError((err as Error).message);
+      setError(describe(err));
     } finally {
       setBusy(false);
     }

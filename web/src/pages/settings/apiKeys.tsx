@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { del, get, post } from '../../lib/api';
 import { dateTime, relative } from '../../lib/format';
 import { useData } from '../../lib/useData';
-import { Button, Field, FormError } from '../../ui/form';
+import { Button, Field, FormError, useSubmit } from '../../ui/form';
 import { Empty, ErrorNote, Loading } from '../../ui/states';
 import { ConfirmDelete, CopyField, explain, usePermissions } from './shared';
 import type { SettingsTabProps } from './tab';
@@ -136,26 +136,19 @@ function CreateKey({
 }) {
   const [name, setName] = useState('');
   const [access, setAccess] = useState<'site_access' | 'full_access'>('site_access');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useSubmit(async () => {
+    const key = await post<CreatedApiKeyView>(path, {
+      name: name.trim(),
+      permission: access,
+      ...(access === 'site_access' ? { website_id: siteId } : {}),
+    });
+    setName('');
+    created(key);
+    window.scrollTo(0, 0);
+  }, explain);
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const key = await post<CreatedApiKeyView>(path, {
-        name: name.trim(),
-        permission: access,
-        ...(access === 'site_access' ? { website_id: siteId } : {}),
-      });
-      setName('');
-      created(key);
-      window.scrollTo(0, 0);
-    } catch (err) {
-      setError(explain(err));
-    } finally {
-      setBusy(false);
-    }
+    void run();
   };
   return (
     <section class="manage-section" aria-labelledby="key-create-title">

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { del, get, post, put } from '../../lib/api';
 import { Link } from '../../lib/router';
 import { useData } from '../../lib/useData';
-import { Button, Field, FormError } from '../../ui/form';
+import { Button, Field, FormError, useSubmit } from '../../ui/form';
 import { Empty, ErrorNote, Loading } from '../../ui/states';
 import { ConfirmDelete, explain } from './shared';
 import type { SettingsTabProps } from './tab';
@@ -153,8 +153,6 @@ function FunnelForm({
         )
       : [emptyStep(), emptyStep()],
   );
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const title = funnel ? `Edit funnel “${funnel.name}”` : 'New funnel';
 
   const change = (i: number, patch: Partial<StepDraft>) =>
@@ -166,27 +164,21 @@ function FunnelForm({
       return next;
     });
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
+  const { busy, error, run } = useSubmit(async () => {
     const missing = steps.findIndex((s) => (s.kind === 'goal' ? !s.goalId : !s.path.trim()));
-    if (missing >= 0) {
-      setError(`Step ${missing + 1} needs ${steps[missing].kind === 'goal' ? 'a goal' : 'a page path'}.`);
-      return;
-    }
-    setBusy(true);
-    try {
-      const body = {
-        name: name.trim(),
-        steps: steps.map((s) => (s.kind === 'goal' ? { goal_id: s.goalId } : { path: s.path.trim() })),
-      };
-      if (funnel) await put(path, body);
-      else await post(path, body);
-      done();
-    } catch (err) {
-      setError(explain(err));
-      setBusy(false);
-    }
+    if (missing >= 0)
+      throw new Error(`Step ${missing + 1} needs ${steps[missing].kind === 'goal' ? 'a goal' : 'a page path'}.`);
+    const body = {
+      name: name.trim(),
+      steps: steps.map((s) => (s.kind === 'goal' ? { goal_id: s.goalId } : { path: s.path.trim() })),
+    };
+    if (funnel) await put(path, body);
+    else await post(path, body);
+    done();
+  }, explain);
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void run();
   };
 
   return (

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { del, get, post, put } from '../../lib/api';
 import { dateTime } from '../../lib/format';
 import { useData } from '../../lib/useData';
-import { Button, Field, FormError } from '../../ui/form';
+import { Button, Field, FormError, useSubmit } from '../../ui/form';
 import { Empty, ErrorNote, Loading } from '../../ui/states';
 import { ConfirmDelete, explain } from './shared';
 import type { SettingsTabProps } from './tab';
@@ -129,30 +129,22 @@ function AddGoal({ path, added }: { path: string; added(): void }) {
   const [kind, setKind] = useState<Kind>('event');
   const [name, setName] = useState('');
   const [pattern, setPattern] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const { busy, error, run } = useSubmit(async () => {
     setSaved(null);
-    try {
-      const body =
-        kind === 'page'
-          ? { kind, path: pattern.trim(), ...(name.trim() ? { name: name.trim() } : {}) }
-          : { kind, name: name.trim() };
-      const { goal } = await post<{ goal: GoalView }>(path, body);
-      setName('');
-      setPattern('');
-      setSaved(`Added the goal “${goal.name}”.`);
-      added();
-    } catch (err) {
-      setError(explain(err));
-    } finally {
-      setBusy(false);
-    }
+    const body =
+      kind === 'page'
+        ? { kind, path: pattern.trim(), ...(name.trim() ? { name: name.trim() } : {}) }
+        : { kind, name: name.trim() };
+    const { goal } = await post<{ goal: GoalView }>(path, body);
+    setName('');
+    setPattern('');
+    setSaved(`Added the goal “${goal.name}”.`);
+    added();
+  }, explain);
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void run();
   };
 
   return (
@@ -216,23 +208,17 @@ function EditGoal({ goal, path, done }: { goal: GoalView; path: string; done(): 
   const [name, setName] = useState(goal.name);
   const [pattern, setPattern] = useState(goal.path ?? '');
   const [active, setActive] = useState(goal.is_active);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useSubmit(async () => {
+    await put(path, {
+      name: name.trim(),
+      is_active: active,
+      ...(goal.kind === 'page' ? { path: pattern.trim() } : {}),
+    });
+    done();
+  }, explain);
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await put(path, {
-        name: name.trim(),
-        is_active: active,
-        ...(goal.kind === 'page' ? { path: pattern.trim() } : {}),
-      });
-      done();
-    } catch (err) {
-      setError(explain(err));
-      setBusy(false);
-    }
+    void run();
   };
   return (
     <form class="manage-form" onSubmit={submit} aria-label={`Edit goal ${goal.name}`}>

@@ -5,7 +5,7 @@ import { del, get, post, put } from '../../lib/api';
 import { useAuth } from '../../lib/auth';
 import { dateTime } from '../../lib/format';
 import { useData } from '../../lib/useData';
-import { Button, Field, FormError } from '../../ui/form';
+import { Button, Field, FormError, useSubmit } from '../../ui/form';
 import { Empty, ErrorNote, Loading } from '../../ui/states';
 import { ConfirmDelete, CopyField, explain, ROLE_LABELS, usePermissions } from './shared';
 import type { SettingsTabProps } from './tab';
@@ -143,24 +143,18 @@ function MemberRow({
   changed(): void;
 }) {
   const auth = useAuth();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const isMe = member.user_id === auth.user?.id;
   const name = member.user.full_name ?? member.user.email;
   // An admin cannot touch an owner; the server refuses it too.
   const locked = member.role === 'owner' && myRole !== 'owner';
-  const setRole = async (role: Role) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await put(path, { role });
-      changed();
-    } catch (err) {
-      setError(explain(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const {
+    busy,
+    error,
+    run: setRole,
+  } = useSubmit(async (role: Role) => {
+    await put(path, { role });
+    changed();
+  }, explain);
   return (
     <tr>
       <td>
@@ -217,22 +211,15 @@ function MemberRow({
 function Invite({ teamId, grantable, created }: { teamId: string; grantable: Role[]; created(): void }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [invite, setInvite] = useState<CreatedInviteView | null>(null);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useSubmit(async () => {
+    setInvite(await post<CreatedInviteView>(`/api/teams/${teamId}/invites`, { email: email.trim(), role }));
+    setEmail('');
+    created();
+  }, explain);
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      setInvite(await post<CreatedInviteView>(`/api/teams/${teamId}/invites`, { email: email.trim(), role }));
-      setEmail('');
-      created();
-    } catch (err) {
-      setError(explain(err));
-    } finally {
-      setBusy(false);
-    }
+    void run();
   };
   return (
     <section class="manage-section" aria-labelledby="invite-title">

@@ -4,6 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, get } from '../../lib/api';
 import { useData } from '../../lib/useData';
+import { useSubmit } from '../../ui/form';
 import type { Role, TeamPermissions } from './types';
 
 // The server's order (lib/plans.ts ROLE_RANK); the browser takes only types from lib/.
@@ -47,8 +48,7 @@ export function ConfirmDelete({
   onConfirm: () => Promise<void>;
 }) {
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useSubmit(onConfirm, explain);
   // Keyboard users land on the safe answer when the question appears.
   const cancel = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -73,16 +73,7 @@ export function ConfirmDelete({
         class="button button-danger button-small"
         disabled={busy}
         aria-busy={busy}
-        onClick={async () => {
-          setBusy(true);
-          setError(null);
-          try {
-            await onConfirm();
-          } catch (err) {
-            setError(explain(err));
-            setBusy(false);
-          }
-        }}
+        onClick={() => void run()}
       >
         Yes, {confirmLabel.toLowerCase()}
       </button>
