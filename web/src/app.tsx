@@ -58,7 +58,11 @@ function Router() {
     // The page's code downloads while sign-in is checked, not after.
     route.page.preload();
     if (!route.open) {
-      if (auth.status === 'loading') return <Loading />;
+      if (auth.status === 'loading') {
+        // Its first questions can go with the session cookie while the cookie is swapped for a token.
+        route.page.prefetch({ ...params, query: loc.query });
+        return <Loading />;
+      }
       if (auth.status === 'signedOut') {
         const back = encodeURIComponent(loc.path + (loc.query.size ? `?${loc.query}` : ''));
         return <Redirect to={`/login?next=${back}`} />;

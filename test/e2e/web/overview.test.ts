@@ -201,6 +201,35 @@ it('shows the API’s numbers, filters by a row, changes range, compares and kee
   await w.context.close();
 });
 
+it('asks each first question once on a fresh load, the figures with the session cookie if sign-in is still pending', async () => {
+  const w = await watchedPage(browser, ctx.baseUrl);
+  await signIn(w);
+  // A new tab of the signed-in browser: the app starts from the session cookie alone.
+  const page = await w.context.newPage();
+  const asked: { kind: string; bearer: boolean }[] = [];
+  page.on('request', (req) => {
+    const url = new URL(req.url());
+    if (url.pathname === `/api/websites/${site.id}`) asked.push({ kind: 'website', bearer: false });
+    if (url.pathname !== '/api/v2/query') return;
+    const body = req.postDataJSON() as { metrics: string[]; dimensions?: string[] };
+    const dims = body.dimensions ?? [];
+    const kind =
+      dims.length === 0 && body.metrics.join() === KPIS.join()
+        ? 'kpis'
+        : dims[0]?.startsWith('time:')
+          ? 'series'
+          : 'panel';
+    asked.push({ kind, bearer: req.headers().authorization !== undefined });
+  });
+  await page.goto(`${ctx.baseUrl}/sites/${site.id}`);
+  await waitForKpis(page, await expectedKpis('30d'));
+  await page.locator('.chart canvas').first().waitFor();
+  const count = (kind: string) => asked.filter((a) => a.kind === kind).length;
+  expect([count('kpis'), count('series'), count('website')]).toEqual([1, 1, 1]);
+  expect(w.problems).toEqual([]);
+  await w.context.close();
+});
+
 it('shows an annotation made through the API as a marker on the chart', async () => {
   const call = client(ctx.baseUrl);
   const login = await call('POST', '/api/auth/login', { body: { email: owner.email, password: 'password-123' } });

@@ -19,8 +19,11 @@ interface Auth {
 
 const AuthContext = createContext<Auth | null>(null);
 
-/** Asked as the app's code starts, not after its first render: every signed-in page waits for it. */
-const firstRenewal = renewToken();
+/**
+ * Asked as the app's code starts, not after its first render: every signed-in page waits for it. True once
+ * the session cookie has been swapped for a token.
+ */
+export const sessionChecked = renewToken();
 
 export function AuthProvider({ children }: { children: ComponentChildren }) {
   const [status, setStatus] = useState<Status>('loading');
@@ -36,7 +39,7 @@ export function AuthProvider({ children }: { children: ComponentChildren }) {
       setStatus('signedOut');
     });
     (async () => {
-      if (!(await firstRenewal)) return setStatus('signedOut');
+      if (!(await sessionChecked)) return setStatus('signedOut');
       // A fresh JWT is enough to show the page; the user's profile (for the header) arrives beside it.
       setStatus('signedIn');
       refresh().catch(() => {});

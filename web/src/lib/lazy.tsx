@@ -6,15 +6,21 @@ import { ErrorNote, Loading } from '../ui/states';
 
 // biome-ignore lint/suspicious/noExplicitAny: a page takes its route's params, whatever they are named
 type Page = FunctionComponent<any>;
-export type LazyPage = Page & { preload(): void };
+type PageProps = Record<string, unknown>;
+/** A page's chunk; `prefetch` asks for the page's first data before the page can render (sign-in pending). */
+interface PageModule {
+  default: Page;
+  prefetch?(props: PageProps): void;
+}
+export type LazyPage = Page & { preload(): void; prefetch(props: PageProps): void };
 
-export function lazy(load: () => Promise<{ default: Page }>): LazyPage {
+export function lazy(load: () => Promise<PageModule>): LazyPage {
   let loaded: Page | null = null;
-  let loading: Promise<Page> | null = null;
+  let loading: Promise<PageModule> | null = null;
   const start = () => {
     loading ??= load().then((m) => {
       loaded = m.default;
-      return m.default;
+      return m;
     });
     return loading;
   };
@@ -24,7 +30,7 @@ export function lazy(load: () => Promise<{ default: Page }>): LazyPage {
     useEffect(() => {
       // Also when a preload finished between the first render and now: the state still holds null.
       start().then(
-        (p) => setPage(() => p),
+        (m) => setPage(() => m.default),
         () => {
           loading = null;
           setError(new Error('This page could not be loaded; the server may have been updated. Reload the page.'));
@@ -37,6 +43,12 @@ export function lazy(load: () => Promise<{ default: Page }>): LazyPage {
   };
   LazyPage.preload = () => {
     start().catch(() => {});
+  };
+  LazyPage.prefetch = (props: PageProps) => {
+    start().then(
+      (m) => m.prefetch?.(props),
+      () => {},
+    );
   };
   return LazyPage;
 }

@@ -2,6 +2,7 @@
 // names (/sites/:id, /sites/:id/realtime, …/heatmaps, …/replays, …/errors).
 import { useState } from 'preact/hooks';
 import { get } from '../../lib/api';
+import { sessionChecked } from '../../lib/auth';
 import { lazy } from '../../lib/lazy';
 import { Link, navigate } from '../../lib/router';
 import type { Website } from '../../lib/types';
@@ -28,17 +29,40 @@ const SECTIONS = {
   errors: lazy(() => import('./errors')),
 } as const;
 
-export default function Dashboard({
-  websiteId,
-  query,
-  '*': rest = '',
-}: {
+// A type, not an interface: it must fit the lazy loader's Record of route params.
+type DashboardProps = {
   websiteId: string;
   query: URLSearchParams;
   '*'?: string;
-}) {
-  const site = useData((signal) => get<{ website: Website }>(`/api/websites/${websiteId}`, { signal }), [websiteId]);
-  // The overview's first figures are asked for now, beside the website and the overview's code.
+};
+
+/** The website's record asked for before the page renders (prefetch), taken once by the page. */
+const earlySites = new Map<string, Promise<{ website: Website }>>();
+
+/**
+ * While sign-in is checked: the overview's first figures go now with the session cookie, and the website's
+ * record as soon as the token is there, so neither waits for the page to render.
+ */
+export function prefetch({ websiteId, query, '*': rest = '' }: DashboardProps): void {
+  if (rest === '') prefetchOverview(websiteId, parseState(query));
+  if (earlySites.has(websiteId)) return;
+  const site = sessionChecked.then((ok) =>
+    ok ? get<{ website: Website }>(`/api/websites/${websiteId}`) : Promise.reject(new Error('signed out')),
+  );
+  site.catch(() => earlySites.delete(websiteId));
+  earlySites.set(websiteId, site);
+}
+
+function loadSite(websiteId: string, signal: AbortSignal): Promise<{ website: Website }> {
+  const early = earlySites.get(websiteId);
+  earlySites.delete(websiteId);
+  return early ?? get<{ website: Website }>(`/api/websites/${websiteId}`, { signal });
+}
+
+export default function Dashboard({ websiteId, query, '*': rest = '' }: DashboardProps) {
+  const site = useData((signal) => loadSite(websiteId, signal), [websiteId]);
+  // The overview's first figures are asked for now, beside the website and the overview's code (unless the
+  // prefetch above already did).
   useState(() => rest === '' && prefetchOverview(websiteId, parseState(query)));
   const section = SECTIONS[rest as keyof typeof SECTIONS];
   const state = parseState(query);

@@ -76,7 +76,8 @@ export function prefetchOverview(siteId: string, state: DashboardState): void {
   const key = keyOf(siteId, state, interval);
   if (early.has(key)) return;
   const answer = loadOverview(siteId, state, interval, new AbortController().signal);
-  answer.catch(() => {});
+  // A refused early answer (the session ended meanwhile) is asked again by the overview, with the token.
+  answer.catch(() => early.delete(key));
   early.set(key, answer);
   setTimeout(() => early.delete(key), EARLY_TTL_MS);
 }
