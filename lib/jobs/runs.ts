@@ -87,8 +87,8 @@ export async function recordJobRun(pool: Pool, run: JobRun): Promise<void> {
     client.release();
   }
   await pool.query(
-    `DELETE FROM job_runs WHERE job = $1
-       AND id <= (SELECT id FROM job_runs WHERE job = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
+    `DELETE FROM job_runs WHERE job = $1 AND (started_at, id) <= (
+       SELECT started_at, id FROM job_runs WHERE job = $1 ORDER BY started_at DESC, id DESC OFFSET $2 LIMIT 1)`,
     [run.job, KEPT_RUNS],
   );
 }
@@ -144,7 +144,7 @@ export interface StoredJobRun {
 export async function latestJobRuns(pool: Pool): Promise<Map<string, StoredJobRun>> {
   const { rows } = await pool.query<StoredJobRun>(
     `SELECT DISTINCT ON (job) job, scope, run_by, queue_job_id, attempt, started_at, duration_ms, outcome, error
-       FROM job_runs ORDER BY job, id DESC`,
+       FROM job_runs ORDER BY job, started_at DESC, id DESC`,
   );
   return new Map(rows.map((r) => [r.job, r]));
 }

@@ -1,7 +1,8 @@
 -- Every run of a scheduled job's body, by the worker (the clock enqueued it) or by `tidemark jobs run`: what
 -- `tidemark jobs list` shows. Bounded: each job keeps its newest runs only (lib/jobs/runs.ts prunes the rest).
 CREATE TABLE job_runs (
-  id           bigserial PRIMARY KEY,
+  -- A uuid rather than a serial: a restore copies rows but no sequences (lib/backup).
+  id           uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   job          text NOT NULL,
   -- {websiteId?, date?}: what the run covered ({} = every active website, the latest complete period).
   scope        jsonb NOT NULL DEFAULT '{}'::jsonb,
@@ -16,7 +17,7 @@ CREATE TABLE job_runs (
   -- The failure's message, one line, URL credentials and secret parameters masked, at most 500 characters.
   error        text
 );
-CREATE INDEX job_runs_job_idx ON job_runs (job, id DESC);
+CREATE INDEX job_runs_job_idx ON job_runs (job, started_at DESC, id DESC);
 
 -- Running totals per job since the instance began, the source of the job series on /metrics: the web role
 -- serves /metrics and the worker runs the jobs, so the figures meet in PostgreSQL. Counters only grow (pruning

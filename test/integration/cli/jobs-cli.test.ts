@@ -40,7 +40,7 @@ function probe(seen: JobScope[], failOn: string[] = []): ScheduledJob {
 
 async function runsOf(job: string) {
   const { rows } = await ctx.pool.query(
-    'SELECT scope, run_by, attempt, outcome, error, duration_ms FROM job_runs WHERE job = $1 ORDER BY id',
+    'SELECT scope, run_by, attempt, outcome, error, duration_ms FROM job_runs WHERE job = $1 ORDER BY started_at',
     [job],
   );
   return rows;
