@@ -45,7 +45,7 @@ export async function listJobs(v: Values, ctx: Context, jobs: readonly Scheduled
       outcome: run?.outcome,
       // worker#2: the queue job's second attempt.
       by: run && (run.run_by === 'worker' ? `worker#${run.attempt}` : 'cli'),
-      scope: run && scopeLabel(run.scope),
+      scope: run && scopeLabel(job, run.scope),
       error: run?.error,
     };
   });
@@ -91,7 +91,7 @@ export async function runJob(v: Values, ctx: Context, jobs: readonly ScheduledJo
     const begun = performance.now();
     const failed: string[] = [];
     for (const [i, scope] of scopes.entries()) {
-      const label = `${job.name} ${scopeLabel(scope)}`;
+      const label = [job.name, scopeLabel(job, scope)].filter(Boolean).join(' ');
       const step = scopes.length > 1 ? `[${i + 1}/${scopes.length}] ` : '';
       const started = performance.now();
       try {
@@ -145,8 +145,10 @@ function dateFlag(value: unknown, flag: string): LocalDate {
   return date;
 }
 
-function scopeLabel(scope: JobScope): string {
-  return [scope.date ?? 'latest', scope.websiteId ? `website ${scope.websiteId}` : 'all websites'].join(' ');
+/** `2026-11-01, website <id>`, `latest, all websites`; nothing for a job that takes no scope. */
+function scopeLabel(job: ScheduledJob, scope: JobScope): string | undefined {
+  if (job.scope?.length === 0) return undefined;
+  return `${scope.date ?? 'latest'}, ${scope.websiteId ? `website ${scope.websiteId}` : 'all websites'}`;
 }
 
 /** What a body answered, in a line (jobs answer small counts objects). */

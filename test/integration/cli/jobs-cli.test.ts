@@ -60,10 +60,10 @@ describe('tidemark jobs run', () => {
     ]);
     expect(io.stdout).toHaveLength(4);
     expect(io.stdout[0]).toMatch(
-      new RegExp(`^\\[1/3\\] probe 2026-10-30 website ${siteA}: ok in \\d+ ms \\{"day":"2026-10-30"\\}$`),
+      new RegExp(`^\\[1/3\\] probe 2026-10-30, website ${siteA}: ok in \\d+ ms \\{"day":"2026-10-30"\\}$`),
     );
-    expect(io.stdout[1]).toMatch(/^\[2\/3\] probe 2026-10-31 website .*: ok in/);
-    expect(io.stdout[2]).toMatch(/^\[3\/3\] probe 2026-11-01 website .*: ok in/);
+    expect(io.stdout[1]).toMatch(/^\[2\/3\] probe 2026-10-31, website .*: ok in/);
+    expect(io.stdout[2]).toMatch(/^\[3\/3\] probe 2026-11-01, website .*: ok in/);
     expect(io.stdout[3]).toMatch(/^probe: 3 run\(s\), 3 ok, 0 failed, \d+ ms in all$/);
     const runs = await runsOf('probe');
     expect(runs.map((r) => [r.scope, r.run_by, r.attempt, r.outcome, r.error])).toEqual([
@@ -78,7 +78,7 @@ describe('tidemark jobs run', () => {
     const io = captureIo();
     await runJob({ name: 'probe' }, commandContext(io), [probe(seen)]);
     expect(seen).toEqual([{}]);
-    expect(io.stdout[0]).toMatch(/^probe latest all websites: ok in \d+ ms \{"day":null\}$/);
+    expect(io.stdout[0]).toMatch(/^probe latest, all websites: ok in \d+ ms \{"day":null\}$/);
     expect(io.stdout[1]).toMatch(/^probe: 1 run\(s\), 1 ok, 0 failed/);
   });
 
@@ -91,7 +91,7 @@ describe('tidemark jobs run', () => {
       '1 of 3 run(s) failed (2026-03-02)',
     );
     expect(seen.map((s) => s.date)).toEqual(['2026-03-01', '2026-03-02', '2026-03-03']);
-    expect(io.stdout[1]).toMatch(/^\[2\/3\] probe 2026-03-02 all websites: FAILED in \d+ ms: store refused: /);
+    expect(io.stdout[1]).toMatch(/^\[2\/3\] probe 2026-03-02, all websites: FAILED in \d+ ms: store refused: /);
     expect(io.stdout[1]).not.toMatch(/hunter2|s3cret/);
     expect(io.stdout[3]).toMatch(/^probe: 3 run\(s\), 2 ok, 1 failed/);
     const runs = await runsOf('probe');
@@ -103,11 +103,13 @@ describe('tidemark jobs run', () => {
     const io = captureIo();
     expect(await main(['jobs', 'run', 'rollup-daily', '--website', siteB], io, env())).toBe(0);
     expect(io.stdout[0]).toMatch(
-      new RegExp(`^rollup-daily latest website ${siteB}: ok in .* \\{"websites":1,"days":0,"pending":0\\}$`),
+      new RegExp(`^rollup-daily latest, website ${siteB}: ok in .* \\{"websites":1,"days":0,"pending":0\\}$`),
     );
     const all = captureIo();
     expect(await main(['jobs', 'run', 'rollup-daily'], all, env())).toBe(0);
-    expect(all.stdout[0]).toMatch(/^rollup-daily latest all websites: ok in .* \{"websites":2,"days":0,"pending":0\}$/);
+    expect(all.stdout[0]).toMatch(
+      /^rollup-daily latest, all websites: ok in .* \{"websites":2,"days":0,"pending":0\}$/,
+    );
     const runs = await runsOf('rollup-daily');
     expect(runs.map((r) => r.scope)).toEqual([{ websiteId: siteB }, {}]);
   });
@@ -150,22 +152,23 @@ describe('tidemark jobs run', () => {
     await runJob({ name: 'probe', from: '2025-01-01', to: '2026-01-01' }, commandContext(io), [probe(seen)]);
     expect(seen).toHaveLength(366);
     expect(seen[365]).toEqual({ date: '2026-01-01' });
-    expect(io.stdout[365]).toMatch(/^\[366\/366\] probe 2026-01-01 all websites: ok/);
+    expect(io.stdout[365]).toMatch(/^\[366\/366\] probe 2026-01-01, all websites: ok/);
   });
 });
 
 describe('tidemark jobs list', () => {
   it('names every job with its schedule and its last run (or dashes when it never ran)', async () => {
-    expect(await main(['jobs', 'run', 'expire-sessions'], captureIo(), env())).toBe(0);
+    const ran = captureIo();
+    expect(await main(['jobs', 'run', 'expire-sessions'], ran, env())).toBe(0);
+    // A job that takes no scope names none.
+    expect(ran.stdout[0]).toMatch(/^expire-sessions: ok in \d+ ms \{"deleted":0\}$/);
     const io = captureIo();
     expect(await main(['jobs', 'list'], io, env())).toBe(0);
     const lines = io.stdout.join('\n').split('\n');
     expect(lines[0]).toMatch(/^job\s+schedule\s+last_run\s+duration\s+outcome\s+by\s+scope\s+error$/);
     expect(lines).toHaveLength(4);
-    expect(lines[1]).toMatch(
-      /^expire-sessions\s+17 \* \* \* \*\s+\d{4}-\d\d-\d\dT\S+Z\s+\d+ ms\s+ok\s+cli\s+latest all websites\s+-$/,
-    );
-    expect(lines[2]).toMatch(/^rollup-daily\s+\*\/10 \* \* \* \*\s+\S+Z\s+.+\s+ok\s+cli\s+latest all websites\s+-$/);
+    expect(lines[1]).toMatch(/^expire-sessions\s+17 \* \* \* \*\s+\d{4}-\d\d-\d\dT\S+Z\s+\d+ ms\s+ok\s+cli\s+-\s+-$/);
+    expect(lines[2]).toMatch(/^rollup-daily\s+\*\/10 \* \* \* \*\s+\S+Z\s+.+\s+ok\s+cli\s+latest, all websites\s+-$/);
     expect(lines[3]).toMatch(/^sweep-ingest-payloads\s+43 \* \* \* \*\s+-\s+-\s+-\s+-\s+-\s+-$/);
   });
 
@@ -189,7 +192,7 @@ describe('tidemark jobs list', () => {
     const table = captureIo();
     await listJobs({}, commandContext(table), [probe([])]);
     expect(table.stdout[0].split('\n')[1]).toMatch(
-      /^probe\s+5 4 \* \* \*\s+\S+Z\s+\d+ ms\s+failed\s+cli\s+2026-03-02 all websites\s+store refused: postgres:\/\/tidemark:\*\*\*@/,
+      /^probe\s+5 4 \* \* \*\s+\S+Z\s+\d+ ms\s+failed\s+cli\s+2026-03-02, all websites\s+store refused: postgres:\/\/tidemark:\*\*\*@/,
     );
   });
 
