@@ -1,6 +1,7 @@
 // Builds the web role's Express app from injected dependencies; never listens (server.ts does).
 import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
+import { registerJobMetrics } from '../lib/jobs/metrics';
 import { DOCUMENT_PATHS, openApiDocument } from '../lib/openapi/document';
 import { ingestEnqueuer } from '../lib/queue/ingest';
 import { registerQueueMetrics } from '../lib/queue/metrics';
@@ -42,6 +43,8 @@ export function createApp(deps: AppDeps): Express {
   // Before any route decodes a path parameter: bad percent-encoding and control characters are a 400 everywhere.
   app.use(pathGuard());
   registerQueueMetrics(deps.metrics, [deps.ingestQueue], deps.redis, deps.config.REDIS_PREFIX);
+  // The worker runs the jobs; their series reach /metrics through PostgreSQL (lib/jobs/metrics.ts).
+  registerJobMetrics(deps.metrics, deps.pool);
   app.use(healthRoutes(deps));
 
   // Ingestion parses its own (larger) body after authentication and limits (DESIGN §3 request order). Both

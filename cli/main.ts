@@ -14,6 +14,8 @@ type Command = {
   usage: string;
   summary: string;
   options: Options;
+  /** The value key of the one positional argument the command takes (`jobs run <name>`); none when absent. */
+  positional?: string;
 } & (
   | { remote?: false; load(): Promise<(values: Values, ctx: Context) => Promise<void>> }
   // Talks HTTP to a server (possibly on another machine): reads only the client settings, never the server's.
@@ -86,6 +88,31 @@ const COMMANDS: Record<string, Command> = {
       'tidemark queue retry [--queue ingest|jobs] (--id <job id> | --all)\n  Moves failed jobs back to the queue to be processed again.',
     options: { queue: { type: 'string' }, id: { type: 'string' }, all: { type: 'boolean' } },
     load: () => import('./commands/queue').then((m) => m.runQueueRetry),
+  },
+  'jobs list': {
+    summary: 'scheduled jobs: schedule, last run, its duration and outcome',
+    usage:
+      'tidemark jobs list [--json]\n  Every scheduled job: its schedule (cron, UTC), when it last ran, how long it took, its outcome, who ran it\n' +
+      '  (worker#N: attempt N of a queued run; cli: `tidemark jobs run`), its scope and its error.',
+    options: json,
+    load: () => import('./commands/jobs').then((m) => m.runJobsList),
+  },
+  'jobs run': {
+    summary: "run a scheduled job's body now, for one website, a day or a range of days",
+    usage:
+      'tidemark jobs run <name> [--website <id>] [--date YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD]\n' +
+      '  Runs the job here and now (not through the queue), recorded like a scheduled run. Without --website, every\n' +
+      '  website the job covers; without a date, the period the clock would run it for. A range runs day by day,\n' +
+      '  oldest first, a line per day (at most 366 days); a re-run for the same day rewrites the same rows. Exit 1\n' +
+      '  when any run failed. `tidemark jobs list` names the jobs.',
+    options: {
+      website: { type: 'string' },
+      date: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+    },
+    positional: 'name',
+    load: () => import('./commands/jobs').then((m) => m.runJobsRun),
   },
   'admin create-user': {
     summary: 'create a user with a personal team',
@@ -280,11 +307,17 @@ export async function main(
   const command = COMMANDS[name];
   let values: Values;
   try {
-    values = parseArgs({
+    const parsed = parseArgs({
       args: rest,
       options: { ...command.options, help: { type: 'boolean', short: 'h' } },
       strict: true,
-    }).values;
+      allowPositionals: command.positional !== undefined,
+    });
+    values = parsed.values;
+    if (command.positional) {
+      if (parsed.positionals.length > 1) throw new Error(`Unexpected argument '${parsed.positionals[1]}'`);
+      values[command.positional] = parsed.positionals[0];
+    }
   } catch (err) {
     io.err(`tidemark ${name}: ${(err as Error).message} (see tidemark ${name} --help)`);
     return 2;

@@ -16,6 +16,17 @@ export function scheduledJobId(name: string, at: Date): string {
   return `${name}@${minute}Z`;
 }
 
+/**
+ * How the clock enqueues: a failing run is tried 3 times in all (30 s, then 60 s later), then stays in the
+ * failed list (`tidemark queue failed --queue jobs`) until retried or 5000 newer failures push it out.
+ */
+export const SCHEDULED_JOB_OPTIONS = {
+  removeOnComplete: 1000,
+  removeOnFail: 5000,
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 30_000 },
+} as const;
+
 export async function startClock(config: Config): Promise<{ stop(): Promise<void> }> {
   const logger = createLogger(config.LOG_LEVEL, 'clock');
   // The queue's own connection retries forever; a probe makes an unreachable Redis a clear, bounded failure.
@@ -35,17 +46,7 @@ export async function startClock(config: Config): Promise<{ stop(): Promise<void
       async () => {
         const jobId = scheduledJobId(job.name, new Date());
         try {
-          await queue.add(
-            job.name,
-            {},
-            {
-              jobId,
-              removeOnComplete: 1000,
-              removeOnFail: 5000,
-              attempts: 3,
-              backoff: { type: 'exponential', delay: 30_000 },
-            },
-          );
+          await queue.add(job.name, {}, { ...SCHEDULED_JOB_OPTIONS, jobId });
           logger.info({ job: job.name, jobId }, 'job enqueued');
         } catch (err) {
           logger.error({ job: job.name, err: (err as Error).message }, 'could not enqueue job');

@@ -30,16 +30,25 @@ export interface JobScope {
 export interface ScheduledJob {
   name: string;
   cron: string;
+  /** The scope fields the body honours (`tidemark jobs run` refuses the others); all of them when absent. */
+  scope?: readonly (keyof JobScope)[];
   run(ctx: JobContext, scope: JobScope): Promise<unknown>;
 }
 
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
-  { name: 'expire-sessions', cron: '17 * * * *', run: (ctx) => expireSessions(ctx.pool) },
-  // Days close 26 h after they end; every 10 minutes keeps the rollups within minutes of that.
-  { name: 'rollup-daily', cron: '*/10 * * * *', run: (ctx) => rollupDaily(ctx.pool, ctx.clickhouse, ctx.logger) },
-  { name: 'sweep-ingest-payloads', cron: '43 * * * *', run: (ctx) => sweepIngestPayloads(ctx.redis, ctx.redisPrefix) },
+  { name: 'expire-sessions', cron: '17 * * * *', scope: [], run: (ctx) => expireSessions(ctx.pool) },
+  // Days close 26 h after they end; every 10 minutes keeps the rollups within minutes of that. It rolls up
+  // whichever days are missing or had late events, so a day is not a scope it takes; a website is.
+  {
+    name: 'rollup-daily',
+    cron: '*/10 * * * *',
+    scope: ['websiteId'],
+    run: (ctx, scope) => rollupDaily(ctx.pool, ctx.clickhouse, ctx.logger, Date.now(), { websiteId: scope.websiteId }),
+  },
+  {
+    name: 'sweep-ingest-payloads',
+    cron: '43 * * * *',
+    scope: [],
+    run: (ctx) => sweepIngestPayloads(ctx.redis, ctx.redisPrefix),
+  },
 ];
-
-export function findJob(name: string): ScheduledJob | undefined {
-  return SCHEDULED_JOBS.find((j) => j.name === name);
-}

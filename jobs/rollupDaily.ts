@@ -18,13 +18,16 @@ export interface RollupRun {
   skipped?: boolean;
 }
 
-/** `wait`: block until a running pass ends (the CLI) rather than skip this one (the scheduled job). */
+/**
+ * `wait`: block until a running pass ends (the CLI) rather than skip this one (the scheduled job).
+ * `websiteId`: that website only (`tidemark jobs run rollup-daily --website`).
+ */
 export async function rollupDaily(
   pool: Pool,
   clickhouse: ClickHouseClient,
   logger: Logger,
   now = Date.now(),
-  opts: { wait?: boolean } = {},
+  opts: { wait?: boolean; websiteId?: string } = {},
 ): Promise<RollupRun> {
   const lock = await pool.connect();
   try {
@@ -34,7 +37,7 @@ export async function rollupDaily(
       return { websites: 0, days: 0, pending: 0, skipped: true };
     }
     try {
-      return await rollUpAll(pool, clickhouse, logger, now);
+      return await rollUpAll(pool, clickhouse, logger, now, opts.websiteId);
     } finally {
       await lock.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
     }
@@ -43,9 +46,16 @@ export async function rollupDaily(
   }
 }
 
-async function rollUpAll(pool: Pool, clickhouse: ClickHouseClient, logger: Logger, now: number): Promise<RollupRun> {
+async function rollUpAll(
+  pool: Pool,
+  clickhouse: ClickHouseClient,
+  logger: Logger,
+  now: number,
+  websiteId: string | undefined,
+): Promise<RollupRun> {
   const { rows } = await pool.query<{ id: string; timezone: string }>(
-    'SELECT id, timezone FROM websites ORDER BY created_at, id',
+    'SELECT id, timezone FROM websites WHERE $1::uuid IS NULL OR id = $1 ORDER BY created_at, id',
+    [websiteId ?? null],
   );
   let days = 0;
   let pending = 0;
