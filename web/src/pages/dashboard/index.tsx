@@ -42,6 +42,7 @@ const earlySites = new Map<string, Promise<{ website: Website }>>();
 /**
  * While sign-in is checked: the overview's first figures go now with the session cookie, and the website's
  * record as soon as the token is there, so neither waits for the page to render.
+ * @public (called through the lazy loader's module object, where knip cannot see it)
  */
 export function prefetch({ websiteId, query, '*': rest = '' }: DashboardProps): void {
   if (rest === '') prefetchOverview(websiteId, parseState(query));
