@@ -48,9 +48,27 @@ async function main() {
   const preload = result.metafile.outputs[js].imports
     .filter((i) => i.kind === 'import-statement' && !i.external)
     .map((i) => path.basename(i.path));
+  // Each lazily loaded page's chunk and the chunks it imports statically (beyond the entry's): the server
+  // names a path's page chunks in that path's index.html, so they download beside the entry.
+  const staticImports = (file, seen = new Set()) => {
+    for (const i of result.metafile.outputs[file].imports)
+      if (i.kind === 'import-statement' && !i.external && !seen.has(i.path)) {
+        seen.add(i.path);
+        staticImports(i.path, seen);
+      }
+    return seen;
+  };
+  const entryFiles = new Set([js, ...staticImports(js)]);
+  const pages = {};
+  for (const [file, o] of outputs)
+    if (o.entryPoint?.startsWith('web/src/pages/') && file.endsWith('.js'))
+      pages[o.entryPoint] = [file, ...staticImports(file)]
+        .filter((f) => !entryFiles.has(f))
+        .map((f) => path.basename(f));
   const manifest = {
     js: path.basename(js),
     preload,
+    pages,
     css: cssName,
     replay: { js: path.basename(replayJs), css: replayMeta.cssBundle ? path.basename(replayMeta.cssBundle) : null },
   };

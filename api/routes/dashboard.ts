@@ -91,15 +91,36 @@ interface EntryFiles {
   preload?: string[];
 }
 
-function readManifest(): (EntryFiles & { replay?: EntryFiles }) | null {
+interface Manifest extends EntryFiles {
+  replay?: EntryFiles;
+  /** Each lazily loaded page's source → its chunk and the chunks it imports beyond the entry's. */
+  pages?: Record<string, string[]>;
+}
+
+function readManifest(): Manifest | null {
   const manifestFile = path.join(DIR, 'manifest.json');
   if (!fs.existsSync(manifestFile)) return null;
-  return JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as EntryFiles & { replay?: EntryFiles };
+  return JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest;
+}
+
+const PAGES = 'web/src/pages';
+
+/**
+ * The page sources a path's first render loads (web/src/app.tsx's route table; on a site, the dashboard and
+ * the section the path names, or the settings), so index.html can have them fetched beside the entry.
+ */
+function pageSources(p: string): string[] {
+  const site = /^\/sites\/([^/]+)(?:\/([^/]+))?/.exec(p);
+  if (site && site[1] === 'new') return [`${PAGES}/newSite.tsx`];
+  if (site && site[2] === 'settings') return [`${PAGES}/settings/index.tsx`];
+  if (site) return [`${PAGES}/dashboard/index.tsx`, `${PAGES}/dashboard/${site[2] ?? 'overview'}.tsx`];
+  const top = /^\/([a-z]+)/.exec(p)?.[1];
+  return top ? [`${PAGES}/${top}.tsx`] : [];
 }
 
 /** The replay player's document: its own script and styles, a box for the player, nothing else. */
-function replayPlayerHtml(base: string): string | null {
-  const files = readManifest()?.replay;
+function replayPlayerHtml(base: string, manifest: Manifest | null): string | null {
+  const files = manifest?.replay;
   if (!files) return null;
   const b = escapeAttr(base);
   return `<!doctype html>
@@ -116,10 +137,10 @@ ${files.css ? `<link rel="stylesheet" href="${b}/assets/${files.css}">` : ''}
 `;
 }
 
-function indexHtml(base: string): string | null {
-  const manifest = readManifest();
+function indexHtml(base: string, manifest: Manifest | null, pageChunks: string[]): string | null {
   if (!manifest) return null;
   const b = escapeAttr(base);
+  const preload = [...new Set([...(manifest.preload ?? []), ...pageChunks])];
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -131,7 +152,7 @@ function indexHtml(base: string): string | null {
 <title>Tidemark</title>
 ${manifest.css ? `<link rel="stylesheet" href="${b}/assets/${manifest.css}">` : ''}
 <script type="module" src="${b}/assets/${manifest.js}"></script>
-${(manifest.preload ?? []).map((f) => `<link rel="modulepreload" href="${b}/assets/${f}">`).join('\n')}
+${preload.map((f) => `<link rel="modulepreload" href="${b}/assets/${f}">`).join('\n')}
 </head>
 <body><div id="app"></div><noscript>Tidemark’s dashboard needs JavaScript.</noscript></body>
 </html>
@@ -142,7 +163,15 @@ export function dashboardRoutes(publicUrl: string): Router {
   const router = Router();
   const assets = loadAssets();
   const base = new URL(publicUrl).pathname.replace(/\/+$/, '');
-  const html = indexHtml(base);
+  const manifest = readManifest();
+  // One document per set of page chunks (a handful: one per page and dashboard section).
+  const documents = new Map<string, string | null>();
+  const htmlFor = (p: string) => {
+    const chunks = pageSources(p).flatMap((source) => manifest?.pages?.[source] ?? []);
+    const key = chunks.join();
+    if (!documents.has(key)) documents.set(key, indexHtml(base, manifest, chunks));
+    return documents.get(key) ?? null;
+  };
 
   router.get('/assets/:file', (req, res) => {
     const asset = assets.get(String(req.params.file));
@@ -161,6 +190,7 @@ export function dashboardRoutes(publicUrl: string): Router {
   });
 
   const page = (req: Request, res: Response) => {
+    const html = htmlFor(req.path);
     if (html === null) {
       res.status(503).json(errorBody('NOT_BUILT', 'The dashboard is not built (run npm run build)'));
       return;
@@ -178,7 +208,7 @@ export function dashboardRoutes(publicUrl: string): Router {
   };
   router.get(DASHBOARD_PATHS, page);
 
-  const replayHtml = replayPlayerHtml(base);
+  const replayHtml = replayPlayerHtml(base, manifest);
   router.get('/replay-player', (_req, res) => {
     if (replayHtml === null) {
       res.status(503).json(errorBody('NOT_BUILT', 'The dashboard is not built (run npm run build)'));

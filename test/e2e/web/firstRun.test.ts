@@ -87,3 +87,28 @@ it('serves the app with a strict policy, hashed assets cached for a year and ind
   expect(other.status).toBe(404);
   expect(await other.json()).toMatchObject({ success: false });
 });
+
+it('names the chunks of the page a path opens, for the browser to fetch beside the entry', async () => {
+  const preloads = async (p: string) => {
+    const html = await (await fetch(`${ctx.baseUrl}${p}`)).text();
+    return [...html.matchAll(/rel="modulepreload" href="\/assets\/([^"]+)"/g)].map((m) => m[1]);
+  };
+  const page = (name: string) => (files: string[]) => files.filter((f) => f.startsWith(`${name}.`));
+  const site = '/sites/00000000-0000-4000-8000-000000000000';
+  const entry = await preloads('/');
+  expect(entry.length).toBeGreaterThan(0);
+  // The dashboard's overview: the dashboard and overview chunks; a section: that section's instead.
+  const overview = await preloads(site);
+  expect([page('dashboard')(overview).length, page('overview')(overview).length]).toEqual([1, 1]);
+  const realtime = await preloads(`${site}/realtime`);
+  expect([page('overview')(realtime).length, page('realtime')(realtime).length]).toEqual([0, 1]);
+  expect(page('login')(await preloads('/login'))).toHaveLength(1);
+  expect(page('settings')(await preloads(`${site}/settings/goals`))).toHaveLength(1);
+  // Every page keeps the entry's own chunks, and nothing is named twice.
+  for (const files of [overview, realtime]) {
+    expect(files).toEqual(expect.arrayContaining(entry));
+    expect(new Set(files).size).toBe(files.length);
+  }
+  // An unknown section adds only the dashboard's chunks.
+  expect(page('dashboard')(await preloads(`${site}/no-such-section`))).toHaveLength(1);
+});
