@@ -4,6 +4,7 @@ import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Logger } from '../lib/log';
 import type { Redis } from '../lib/redis';
 import { expireSessions } from './expireSessions';
+import { ltvJob } from './ltv';
 import { rollupDaily } from './rollupDaily';
 import { sweepIngestPayloads } from './sweepIngestPayloads';
 
@@ -45,6 +46,8 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
     scope: ['websiteId'],
     run: (ctx, scope) => rollupDaily(ctx.pool, ctx.clickhouse, ctx.logger, Date.now(), { websiteId: scope.websiteId }),
   },
+  // Nightly, after most zones' midnight has passed and the rollups caught up; as of each website's yesterday.
+  { name: 'ltv', cron: '30 3 * * *', run: (ctx, scope) => ltvJob(ctx, scope) },
   {
     name: 'sweep-ingest-payloads',
     cron: '43 * * * *',
