@@ -106,9 +106,7 @@ it('shows the cohort table in the site currency, its curve, and switches to week
   await screenshot(page, 'ltv-monthly');
 
   await page.getByRole('tab', { name: 'Weekly' }).click();
-  await page.waitForFunction(
-    () => document.querySelector('.ltv-table thead th:nth-child(3)')?.textContent === 'Week 0',
-  );
+  await table.getByRole('columnheader', { name: 'Week 0', exact: true }).waitFor();
   const rows = await table.locator('tbody tr').count();
   expect(rows).toBeGreaterThanOrEqual(2);
   expect(await accessibilityViolations(page)).toEqual([]);
