@@ -4,7 +4,7 @@
 import { computeLtv, saveLtv } from '../lib/ltv/snapshot';
 import { addDays, parseDate, today } from '../lib/stats/time';
 import { usableTimeZone } from '../lib/stats/timeZones';
-import type { JobContext, JobScope } from './registry';
+import type { JobContext, JobScope } from './context';
 
 export interface LtvRun {
   websites: number;

@@ -22,7 +22,6 @@ export const ltvQuery = z.object({
       param: { description: 'Cohorts and periods by week (Monday to Sunday) or calendar month; default monthly.' },
     }),
 });
-export type LtvQuery = z.infer<typeof ltvQuery>;
 
 const money = z.number().openapi({ description: 'In `currency`, to the cent' });
 const count = z.number().int().min(0);

@@ -148,7 +148,8 @@ function LtvBody({ data, busy }: { data: LtvData; busy?: boolean }) {
             formatValue={(v) => money(v, currency)}
             summary={`Cumulative revenue per customer in ${currency} by ${unit.toLowerCase()} since the first purchase, for ${cohorts.length} cohorts.`}
           />
-          <div class="table-scroll" role="region" aria-label="Cohort table" tabIndex={0}>
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+          <section class="table-scroll" aria-label="Cohort table" tabIndex={0}>
             <table class="data ltv-table">
               <caption class="visually-hidden">
                 Cumulative revenue per customer in {currency}, by cohort ({unit.toLowerCase()} of the first purchase)
@@ -183,7 +184,7 @@ function LtvBody({ data, busy }: { data: LtvData; busy?: boolean }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
         </>
       )}
       <p class="muted small">
