@@ -2,7 +2,7 @@
 // customer as of the latest complete local day, computed in the store and stored whole in PostgreSQL
 // (lib/ltv/snapshot.ts). A re-run for the same website and day writes the same rows.
 import { computeLtv, saveLtv } from '../lib/ltv/snapshot';
-import { addDays, parseDate, today } from '../lib/stats/time';
+import { addDays, daysBetween, formatDate, parseDate, today } from '../lib/stats/time';
 import { usableTimeZone } from '../lib/stats/timeZones';
 import type { JobContext, JobScope } from './context';
 
@@ -24,10 +24,14 @@ export async function ltvJob(ctx: JobContext, scope: JobScope, now = Date.now())
   let firstError = '';
   for (const site of rows) {
     const timezone = usableTimeZone(site.timezone);
-    // The latest complete day in the website's zone, unless the run names one.
-    const asOf = asOfGiven ?? addDays(today(timezone, now), -1);
+    // The latest complete day in the website's zone, unless the run names one (never a day still running).
+    const latest = addDays(today(timezone, now), -1);
+    const asOf = asOfGiven ?? latest;
     const started = Date.now();
     try {
+      if (daysBetween(latest, asOf) > 0) {
+        throw new Error(`${formatDate(asOf)} is not a complete day yet in ${timezone} (latest: ${formatDate(latest)})`);
+      }
       const snapshot = await computeLtv(
         ctx.pool,
         ctx.clickhouse,

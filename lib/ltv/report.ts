@@ -15,33 +15,32 @@ export async function ltvReport(
   now = Date.now(),
 ): Promise<LtvData> {
   const p = resolveRange(range, site.timezone, now);
-  const [snapshot, cohorts] = await Promise.all([
-    pool.query<{
-      revenue_currency: string;
-      as_of: string | null;
-      currency: string;
-      average_ltv_30d: number;
-      average_ltv_90d: number;
-      customers_30d: number;
-      customers_90d: number;
-      unconverted_purchases: number;
-      unconverted_currencies: string[];
-      unattributed_purchases: number;
-    }>(
-      `SELECT w.revenue_currency, to_char(s.as_of, 'YYYY-MM-DD') AS as_of, s.currency, s.average_ltv_30d,
-              s.average_ltv_90d, s.customers_30d, s.customers_90d, s.unconverted_purchases,
-              s.unconverted_currencies, s.unattributed_purchases
-       FROM websites w LEFT JOIN ltv_snapshots s ON s.website_id = w.id WHERE w.id = $1`,
-      [site.id],
-    ),
-    pool.query<{ cohort_date: string; customers: number; cumulative: number[] }>(
-      `SELECT to_char(cohort_date, 'YYYY-MM-DD') AS cohort_date, customers, cumulative FROM ltv_cohorts
-       WHERE website_id = $1 AND granularity = $2 AND cohort_date >= $3 AND cohort_date <= $4
-       ORDER BY cohort_date`,
-      [site.id, granularity, formatDate(periodStart(p.first, granularity)), formatDate(p.last)],
-    ),
-  ]);
-  const row = snapshot.rows[0];
+  // One statement, so the summary and the cohorts come from the same snapshot even while the job replaces it.
+  const { rows } = await pool.query<{
+    revenue_currency: string;
+    as_of: string | null;
+    currency: string;
+    average_ltv_30d: number;
+    average_ltv_90d: number;
+    customers_30d: number;
+    customers_90d: number;
+    unconverted_purchases: number;
+    unconverted_currencies: string[];
+    unattributed_purchases: number;
+    cohorts: { cohort_date: string; customers: number; cumulative: number[] }[];
+  }>(
+    `SELECT w.revenue_currency, to_char(s.as_of, 'YYYY-MM-DD') AS as_of, s.currency, s.average_ltv_30d,
+            s.average_ltv_90d, s.customers_30d, s.customers_90d, s.unconverted_purchases,
+            s.unconverted_currencies, s.unattributed_purchases,
+            COALESCE((SELECT json_agg(json_build_object('cohort_date', to_char(c.cohort_date, 'YYYY-MM-DD'),
+                        'customers', c.customers, 'cumulative', c.cumulative) ORDER BY c.cohort_date)
+                      FROM ltv_cohorts c
+                      WHERE c.website_id = w.id AND c.granularity = $2 AND c.cohort_date >= $3
+                        AND c.cohort_date <= $4), '[]') AS cohorts
+     FROM websites w LEFT JOIN ltv_snapshots s ON s.website_id = w.id WHERE w.id = $1`,
+    [site.id, granularity, formatDate(periodStart(p.first, granularity)), formatDate(p.last)],
+  );
+  const row = rows[0];
   // Before the job's first run: the website's currency and zeros.
   const s = row?.as_of ? row : undefined;
   return {
@@ -49,7 +48,7 @@ export async function ltvReport(
     granularity,
     as_of: s?.as_of ?? null,
     cohorts: s
-      ? cohorts.rows.map((c) => ({
+      ? row.cohorts.map((c) => ({
           cohort_date: c.cohort_date,
           customers: c.customers,
           periods: c.cumulative.map((v, period) => ({ period, cumulative_revenue_per_customer: v })),

@@ -124,7 +124,8 @@ export async function saveLtv(pool: Pool, websiteId: string, s: LtvSnapshot, com
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query('DELETE FROM ltv_cohorts WHERE website_id = $1', [websiteId]);
+    // The snapshot row first: it locks the website's snapshot, so a concurrent run waits here and then deletes
+    // this run's cohorts, rather than both deleting the old ones and colliding on insert.
     await client.query(
       `INSERT INTO ltv_snapshots (website_id, as_of, currency, average_ltv_30d, average_ltv_90d, customers_30d,
          customers_90d, unconverted_purchases, unconverted_currencies, unattributed_purchases, computed_at)
@@ -149,6 +150,7 @@ export async function saveLtv(pool: Pool, websiteId: string, s: LtvSnapshot, com
         computedAt,
       ],
     );
+    await client.query('DELETE FROM ltv_cohorts WHERE website_id = $1', [websiteId]);
     if (s.cohorts.length > 0) {
       await client.query(
         `INSERT INTO ltv_cohorts (website_id, granularity, cohort_date, customers, cumulative)

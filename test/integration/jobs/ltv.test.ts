@@ -133,8 +133,13 @@ describe('lifetime value', () => {
       { granularity: 'monthly', cohort_date: '2025-12-01', customers: 1, cumulative: [60, 75] },
       { granularity: 'monthly', cohort_date: '2026-01-01', customers: 3, cumulative: [150] },
     ]);
-    // Put back the latest snapshot for the tests after this one.
-    await ltvJob(job, {}, NOW);
+    // A day that has not ended in the website's zone (08:00 on 1 April in New York), or no date at all.
+    await expect(ltvJob(job, { websiteId: siteId, date: '2026-04-01' }, NOW)).rejects.toThrow(
+      /2026-04-01 is not a complete day yet in America\/New_York/,
+    );
+    await expect(ltvJob(job, { websiteId: siteId, date: '2026-02-30' }, NOW)).rejects.toThrow(/bad date/);
+    // Put back the latest snapshot for the tests after this one: two runs at once end in the same rows.
+    await Promise.all([ltvJob(job, {}, NOW), ltvJob(job, { websiteId: siteId }, NOW)]);
     expect(await cohortRows()).toEqual(before);
   });
 
