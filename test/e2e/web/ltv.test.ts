@@ -138,3 +138,18 @@ it('says when nothing is computed yet, and when there are no customers', async (
   expect(problems).toEqual([]);
   await context.close();
 });
+
+it('reads well in the dark theme on a phone', async () => {
+  const { page, context, problems } = await watchedPage(browser, ctx.baseUrl, {
+    width: 390,
+    height: 844,
+    colorScheme: 'dark',
+  });
+  await signInThroughPage(page, ctx.baseUrl, owner);
+  await page.goto(`${ctx.baseUrl}/sites/${site.id}/ltv`);
+  await page.getByRole('region', { name: 'Cohort table' }).getByRole('table').waitFor();
+  expect(await accessibilityViolations(page)).toEqual([]);
+  await screenshot(page, 'ltv-dark-phone');
+  expect(problems).toEqual([]);
+  await context.close();
+});
