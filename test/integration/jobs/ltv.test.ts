@@ -1,9 +1,11 @@
 // The lifetime-value job and endpoint on the hand-made purchases of test/helpers/ltvFixture.ts (expected
 // values worked out here from the fixture's list).
+import { main } from '../../../cli/main';
 import { ltvJob } from '../../../jobs/ltv';
 import type { JobContext } from '../../../jobs/registry';
 import { setRate } from '../../../lib/ltv/rates';
 import { createApiKey, registerUser } from '../../helpers/accounts';
+import { captureIo, cliEnv } from '../../helpers/cli';
 import { withDateAt } from '../../helpers/clock';
 import { createTestContext, type TestContext } from '../../helpers/context';
 import { client } from '../../helpers/http';
@@ -125,6 +127,11 @@ describe('lifetime value', () => {
     await ltvJob(job, { websiteId: siteId, date: '2026-03-31' }, NOW + 86_400_000);
     expect(await cohortRows()).toEqual(before);
     expect({ ...(await snapshotRow()), computed_at: null }).toEqual({ ...snapshot, computed_at: null });
+    // The same through `tidemark jobs run`.
+    const io = captureIo();
+    expect(await main(['jobs', 'run', 'ltv', '--website', siteId, '--date', '2026-03-31'], io, cliEnv(ctx))).toBe(0);
+    expect(io.stdout.join('\n')).toMatch(/ltv .*: ok in .*\{"websites":1,"failed":0\}/);
+    expect(await cohortRows()).toEqual(before);
 
     // As of 31 January: A (100, 50), B (220), C (80, local 31 January) and G; nothing of February on.
     await ltvJob(job, { websiteId: siteId, date: '2026-01-31' }, NOW);
