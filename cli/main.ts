@@ -14,8 +14,11 @@ type Command = {
   usage: string;
   summary: string;
   options: Options;
-  /** The value key of the one positional argument the command takes (`jobs run <name>`); none when absent. */
-  positional?: string;
+  /**
+   * The value keys of the positional arguments the command takes, in order (`jobs run <name>`, `admin rates set
+   * <currency> <rate>`); none when absent. Missing ones are left undefined for the command to report.
+   */
+  positional?: string | readonly string[];
 } & (
   | { remote?: false; load(): Promise<(values: Values, ctx: Context) => Promise<void>> }
   // Talks HTTP to a server (possibly on another machine): reads only the client settings, never the server's.
@@ -164,6 +167,26 @@ const COMMANDS: Record<string, Command> = {
       events: { type: 'string' },
     },
     load: () => import('./commands/admin').then((m) => m.runLimits),
+  },
+  'admin rates set': {
+    summary: 'set an exchange rate for converting revenue (lifetime value)',
+    usage:
+      'tidemark admin rates set <CURRENCY> <USD per unit> [--date YYYY-MM-DD]\n' +
+      '  Sets the value of one unit of CURRENCY in US dollars (EUR 1.08: one euro is 1.08 USD) from --date on\n' +
+      '  (default today, UTC) until a later rate of that currency; setting a date again replaces its rate. A\n' +
+      '  purchase takes the latest rate dated on or before its day; other targets cross through USD. Lifetime value\n' +
+      "  converts purchases into each website's revenue currency with them and leaves out (and counts) the rest.",
+    options: { date: { type: 'string' } },
+    positional: ['currency', 'rate'],
+    load: () => import('./commands/rates').then((m) => m.runRatesSet),
+  },
+  'admin rates list': {
+    summary: 'list exchange rates',
+    usage:
+      'tidemark admin rates list [CURRENCY] [--json]\n  Every exchange rate (US dollars per unit) with the day it applies from, by currency and date.',
+    options: json,
+    positional: 'currency',
+    load: () => import('./commands/rates').then((m) => m.runRatesList),
   },
   'admin users list': {
     summary: 'list users',
@@ -314,10 +337,12 @@ export async function main(
       allowPositionals: command.positional !== undefined,
     });
     values = parsed.values;
-    if (command.positional) {
-      if (parsed.positionals.length > 1) throw new Error(`Unexpected argument '${parsed.positionals[1]}'`);
-      values[command.positional] = parsed.positionals[0];
-    }
+    const keys = command.positional === undefined ? [] : [command.positional].flat();
+    if (parsed.positionals.length > keys.length)
+      throw new Error(`Unexpected argument '${parsed.positionals[keys.length]}'`);
+    keys.forEach((key, i) => {
+      values[key] = parsed.positionals[i];
+    });
   } catch (err) {
     io.err(`tidemark ${name}: ${(err as Error).message} (see tidemark ${name} --help)`);
     return 2;

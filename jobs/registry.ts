@@ -1,31 +1,12 @@
 // Every scheduled job: its cron line (UTC) and its body. The clock only enqueues; workers run bodies.
-import type { Pool } from 'pg';
-import type { ClickHouseClient } from '../lib/clickhouse/client';
-import type { Logger } from '../lib/log';
-import type { Redis } from '../lib/redis';
+import type { JobContext, JobScope } from './context';
 import { expireSessions } from './expireSessions';
+import { ltvJob } from './ltv';
 import { rollupDaily } from './rollupDaily';
 import { sweepIngestPayloads } from './sweepIngestPayloads';
 
-export interface JobContext {
-  pool: Pool;
-  clickhouse: ClickHouseClient;
-  /** The queue's Redis, and the prefix of every key there. */
-  redis: Redis;
-  redisPrefix: string;
-  logger: Logger;
-}
-
-/**
- * What one run covers. The clock enqueues with an empty scope (every active website, the period that just
- * ended); `tidemark jobs run` may narrow it to one website and a past day, and a re-run for the same scope
- * writes the same rows (idempotent).
- */
-export interface JobScope {
-  websiteId?: string;
-  /** YYYY-MM-DD: the day (in each website's timezone) the run is for; absent = the latest complete period. */
-  date?: string;
-}
+// In a file of their own so that job bodies can name them without importing this table (a cycle).
+export type { JobContext, JobScope } from './context';
 
 export interface ScheduledJob {
   name: string;
@@ -45,6 +26,8 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
     scope: ['websiteId'],
     run: (ctx, scope) => rollupDaily(ctx.pool, ctx.clickhouse, ctx.logger, Date.now(), { websiteId: scope.websiteId }),
   },
+  // Nightly, after most zones' midnight has passed and the rollups caught up; as of each website's yesterday.
+  { name: 'ltv', cron: '30 3 * * *', run: (ctx, scope) => ltvJob(ctx, scope) },
   {
     name: 'sweep-ingest-payloads',
     cron: '43 * * * *',

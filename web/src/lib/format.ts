@@ -60,3 +60,13 @@ export function relative(iso: string, now = Date.now()): string {
   if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
   return `${Math.floor(s / 86400)}d ago`;
 }
+
+/** Money to the cent in its currency ($1,234.50), for tables whose cells are compared with each other. */
+export function moneyExact(amount: number | null | undefined, currency = 'USD'): string {
+  if (amount === null || amount === undefined || Number.isNaN(amount)) return '—';
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(amount);
+  } catch {
+    return `${amount.toFixed(2)} ${currency}`;
+  }
+}
