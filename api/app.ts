@@ -20,6 +20,7 @@ import { dashboardRoutes } from './routes/dashboard';
 import { exportRoutes } from './routes/external/export';
 import { externalFunnelRoutes } from './routes/external/funnels';
 import { externalReadRoutes } from './routes/external/read';
+import { externalRetentionRoutes } from './routes/external/retention';
 import { statsRoutes } from './routes/external/stats';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
 import { healthRoutes } from './routes/health';
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): Express {
     externalWebsiteWriteRoutes(deps),
     externalReadRoutes(deps),
     externalFunnelRoutes(deps),
+    externalRetentionRoutes(deps),
     statsRoutes(deps, 'v1'),
   );
   app.use(

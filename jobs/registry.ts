@@ -4,6 +4,7 @@ import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Logger } from '../lib/log';
 import type { Redis } from '../lib/redis';
 import { expireSessions } from './expireSessions';
+import { retention } from './retention';
 import { rollupDaily } from './rollupDaily';
 import { sweepIngestPayloads } from './sweepIngestPayloads';
 
@@ -44,6 +45,13 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
     cron: '*/10 * * * *',
     scope: ['websiteId'],
     run: (ctx, scope) => rollupDaily(ctx.pool, ctx.clickhouse, ctx.logger, Date.now(), { websiteId: scope.websiteId }),
+  },
+  // Nightly, after every website's previous day has ended in most time zones (cohorts as of that day).
+  {
+    name: 'retention',
+    cron: '23 3 * * *',
+    scope: ['websiteId', 'date'],
+    run: (ctx, scope) => retention(ctx, scope),
   },
   {
     name: 'sweep-ingest-payloads',

@@ -12,6 +12,7 @@ import { registerFunnels } from './funnels';
 import { registerIngestion } from './ingestion';
 import { registerPlausibleApi } from './plausible';
 import { registerPublic } from './public';
+import { registerRetention } from './retention';
 import { registerShare } from './share';
 import { registerTeams } from './teams';
 import { registerWebsiteSettings } from './websiteSettings';
@@ -34,6 +35,7 @@ function registry(): OpenAPIRegistry {
   registerWebsiteSettings(r);
   registerTeams(r);
   registerFunnels(r);
+  registerRetention(r);
   registerConversations(r);
   registerAnnotations(r);
   registerPublic(r);
