@@ -1,10 +1,24 @@
 // Nightly retention cohorts (issue 25): for every active website, or the scope's one, the cohorts as of its
 // latest complete local day (or the scope's date), counted in the store and written to PostgreSQL so that
 // GET /api/external/v1/retention/{websiteId} reads them with one indexed query. Re-runs write the same rows.
+
+import type { Pool } from 'pg';
+import type { ClickHouseClient } from '../lib/clickhouse/client';
 import { computeRetention } from '../lib/intelligence/retention';
+import type { Logger } from '../lib/log';
 import { addDays, type LocalDate, parseDate, today } from '../lib/stats/time';
 import { usableTimeZone } from '../lib/stats/timeZones';
-import type { JobContext, JobScope } from './registry';
+
+/** What the body uses of the registry's JobContext and JobScope (spelled here: the registry imports this file). */
+interface RetentionContext {
+  pool: Pool;
+  clickhouse: ClickHouseClient;
+  logger: Logger;
+}
+interface RetentionScope {
+  websiteId?: string;
+  date?: string;
+}
 
 export interface RetentionRun {
   websites: number;
@@ -12,7 +26,7 @@ export interface RetentionRun {
   failed: number;
 }
 
-export async function retention(ctx: JobContext, scope: JobScope, now = Date.now()): Promise<RetentionRun> {
+export async function retention(ctx: RetentionContext, scope: RetentionScope, now = Date.now()): Promise<RetentionRun> {
   const date = scope.date === undefined ? undefined : parseDate(scope.date);
   if (scope.date !== undefined && !date) throw new RangeError(`date must be YYYY-MM-DD, got ${scope.date}`);
   const { rows: sites } = await ctx.pool.query<{ id: string; timezone: string }>(
