@@ -23,6 +23,8 @@ import { findJob } from '../../../jobs/registry';
 import { retention } from '../../../jobs/retention';
 import type { EventRow } from '../../../lib/ingest/job/rows';
 import { readRetention } from '../../../lib/intelligence/retention';
+import { createProducerQueue, QUEUE_NAMES } from '../../../lib/queue/queues';
+import { startWorker } from '../../../workers/main';
 import { createWebsite, registerUser } from '../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../helpers/context';
 import { eventRow, storeRows } from '../../helpers/statsFixture';
@@ -132,6 +134,26 @@ describe('retention job', () => {
     expect(run.websites).toBeGreaterThanOrEqual(2);
     expect(await stored()).toEqual([...DAILY, ...MONTHLY, ...WEEKLY]);
     expect(await stored(emptyId)).toEqual([]);
+  });
+
+  it('runs through the queue: a worker takes the enqueued job and its scope', async () => {
+    await ctx.pool.query('DELETE FROM retention_cohorts WHERE website_id = $1', [siteId]);
+    const worker = await startWorker(ctx.config);
+    const queue = createProducerQueue(QUEUE_NAMES.jobs, ctx.config.REDIS_URL, ctx.config.REDIS_PREFIX);
+    try {
+      const queued = await queue.add(
+        'retention',
+        { websiteId: siteId, date: '2026-11-03' },
+        { jobId: 'retention-test' },
+      );
+      const end = Date.now() + 20_000;
+      while (!(await queued.isCompleted()) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      expect(await queued.isCompleted()).toBe(true);
+      expect(await stored()).toEqual([...DAILY, ...MONTHLY, ...WEEKLY]);
+    } finally {
+      await queue.close();
+      await worker.stop();
+    }
   });
 
   it('refuses a malformed date', async () => {
