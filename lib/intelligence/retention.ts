@@ -89,6 +89,9 @@ export async function computeRetention(
   const counts = await retentionCohortCounts(clickhouse, site, addDays(asOf, 1 - KEPT_DAYS), asOf);
   const rows = cohortRows(counts, asOf);
   await withTransaction(pool, async (client) => {
+    // Two runs for one website (the clock's and one started by hand) take turns: interleaved, the second's
+    // insert would meet the first's rows.
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('retention:' || $1))", [site.id]);
     await client.query('DELETE FROM retention_cohorts WHERE website_id = $1', [site.id]);
     await client.query(
       `INSERT INTO retention_cohorts (website_id, granularity, cohort_date, period_number, total_users, retained_users)

@@ -156,6 +156,28 @@ describe('retention job', () => {
     }
   });
 
+  it('a run waits while another run of the same website is writing, then writes the same rows', async () => {
+    // Another run's transaction, between its delete and its insert: it holds the website's retention lock.
+    const other = await ctx.pool.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query("SELECT pg_advisory_xact_lock(hashtext('retention:' || $1))", [siteId]);
+      await other.query('DELETE FROM retention_cohorts WHERE website_id = $1', [siteId]);
+      let done = false;
+      const run = retention(job, { websiteId: siteId, date: '2026-11-03' }).then((r) => {
+        done = true;
+        return r;
+      });
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(done).toBe(false);
+      await other.query('COMMIT');
+      expect((await run).failed).toBe(0);
+    } finally {
+      other.release();
+    }
+    expect(await stored()).toEqual([...DAILY, ...MONTHLY, ...WEEKLY]);
+  });
+
   it('refuses a malformed date', async () => {
     await expect(retention(job, { websiteId: siteId, date: '2026-02-30' })).rejects.toThrow(RangeError);
   });
