@@ -46,7 +46,7 @@ interface StoredRow {
  * The stored rows from the store's counts: every period each cohort has begun by `asOf` (at most 12 after the
  * first), a period without returning visitors as 0.
  */
-export function cohortRows(counts: readonly CohortCount[], asOf: LocalDate): StoredRow[] {
+function cohortRows(counts: readonly CohortCount[], asOf: LocalDate): StoredRow[] {
   const byCohort = new Map<string, { g: RetentionGranularity; date: string; seen: Map<number, number> }>();
   for (const c of counts) {
     const key = `${c.granularity} ${c.cohort_date}`;
@@ -158,7 +158,7 @@ export async function readRetention(
 }
 
 /** overall_retention = the mean period-1 rate of the cohorts that reached period 1; best = the highest of them. */
-export function summarise(cohorts: readonly RetentionRecord[]): RetentionData['summary'] {
+function summarise(cohorts: readonly RetentionRecord[]): RetentionData['summary'] {
   const firstReturns = cohorts.filter((c) => c.period_number === 1);
   let best: RetentionData['summary']['best_cohort'] = null;
   let sum = 0;
