@@ -18,14 +18,17 @@
 //         28 Oct {U}: p0 1, p1-p5 0, p6 1;  31 Oct {Q}: p0 1, p1 0, p2 1, p3 0;  3 Nov {V}: p0 1
 // weekly  19 Oct {P,D}: p0 2, p1 1 (P twice, once), p2 0;  26 Oct {U,Q}: p0 2, p1 2;  2 Nov {V}: p0 1
 // monthly Oct {P,D,U,Q}: p0 4, p1 3 (P, U, Q);  Nov {V}: p0 1
+
+import { main } from '../../../cli/main';
 import type { JobContext } from '../../../jobs/registry';
-import { findJob } from '../../../jobs/registry';
+import { SCHEDULED_JOBS } from '../../../jobs/registry';
 import { retention } from '../../../jobs/retention';
 import type { EventRow } from '../../../lib/ingest/job/rows';
 import { readRetention } from '../../../lib/intelligence/retention';
 import { createProducerQueue, QUEUE_NAMES } from '../../../lib/queue/queues';
 import { startWorker } from '../../../workers/main';
 import { createWebsite, registerUser } from '../../helpers/accounts';
+import { captureIo, cliEnv } from '../../helpers/cli';
 import { createTestContext, type TestContext } from '../../helpers/context';
 import { eventRow, storeRows } from '../../helpers/statsFixture';
 
@@ -109,8 +112,9 @@ const WEEKLY = grid('weekly', [
 
 describe('retention job', () => {
   it('is registered as a nightly job', () => {
-    const registered = findJob('retention');
+    const registered = SCHEDULED_JOBS.find((j) => j.name === 'retention');
     expect(registered?.cron).toMatch(/^\d+ \d+ \* \* \*$/);
+    expect(registered?.scope).toEqual(['websiteId', 'date']);
   });
 
   it('stores the hand-worked daily, weekly and monthly grids for the scope’s day', async () => {
@@ -175,6 +179,16 @@ describe('retention job', () => {
     } finally {
       other.release();
     }
+    expect(await stored()).toEqual([...DAILY, ...MONTHLY, ...WEEKLY]);
+  });
+
+  it('runs by hand: tidemark jobs run retention --website --date', async () => {
+    await ctx.pool.query('DELETE FROM retention_cohorts WHERE website_id = $1', [siteId]);
+    const io = captureIo();
+    expect(await main(['jobs', 'run', 'retention', '--website', siteId, '--date', '2026-11-03'], io, cliEnv(ctx))).toBe(
+      0,
+    );
+    expect(io.stdout.join('\n')).toMatch(/"rows":31/);
     expect(await stored()).toEqual([...DAILY, ...MONTHLY, ...WEEKLY]);
   });
 
