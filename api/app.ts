@@ -21,6 +21,7 @@ import { exportRoutes } from './routes/external/export';
 import { externalFunnelRoutes } from './routes/external/funnels';
 import { externalLtvRoutes } from './routes/external/ltv';
 import { externalReadRoutes } from './routes/external/read';
+import { externalRetentionRoutes } from './routes/external/retention';
 import { statsRoutes } from './routes/external/stats';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
 import { healthRoutes } from './routes/health';
@@ -88,6 +89,7 @@ export function createApp(deps: AppDeps): Express {
     externalReadRoutes(deps),
     externalFunnelRoutes(deps),
     externalLtvRoutes(deps),
+    externalRetentionRoutes(deps),
     statsRoutes(deps, 'v1'),
   );
   app.use(

@@ -2,6 +2,7 @@
 import type { JobContext, JobScope } from './context';
 import { expireSessions } from './expireSessions';
 import { ltvJob } from './ltv';
+import { retention } from './retention';
 import { rollupDaily } from './rollupDaily';
 import { sweepIngestPayloads } from './sweepIngestPayloads';
 
@@ -28,6 +29,13 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   },
   // Nightly, after most zones' midnight has passed and the rollups caught up; as of each website's yesterday.
   { name: 'ltv', cron: '30 3 * * *', run: (ctx, scope) => ltvJob(ctx, scope) },
+  // Nightly, after every website's previous day has ended in most time zones (cohorts as of that day).
+  {
+    name: 'retention',
+    cron: '23 3 * * *',
+    scope: ['websiteId', 'date'],
+    run: (ctx, scope) => retention(ctx, scope),
+  },
   {
     name: 'sweep-ingest-payloads',
     cron: '43 * * * *',

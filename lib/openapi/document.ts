@@ -13,6 +13,7 @@ import { registerIngestion } from './ingestion';
 import { registerLtv } from './ltv';
 import { registerPlausibleApi } from './plausible';
 import { registerPublic } from './public';
+import { registerRetention } from './retention';
 import { registerShare } from './share';
 import { registerTeams } from './teams';
 import { registerWebsiteSettings } from './websiteSettings';
@@ -36,6 +37,7 @@ function registry(): OpenAPIRegistry {
   registerWebsiteSettings(r);
   registerTeams(r);
   registerFunnels(r);
+  registerRetention(r);
   registerConversations(r);
   registerAnnotations(r);
   registerPublic(r);

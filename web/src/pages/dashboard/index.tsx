@@ -1,5 +1,5 @@
 // A website's dashboard: loads the site, reads the view state from the URL and shows the section the path
-// names (/sites/:id, /sites/:id/realtime, …/heatmaps, …/replays, …/errors, …/ltv).
+// names (/sites/:id, /sites/:id/realtime, …/heatmaps, …/replays, …/errors, …/retention, …/ltv).
 import { useState } from 'preact/hooks';
 import { get } from '../../lib/api';
 import { sessionChecked } from '../../lib/auth';
@@ -20,6 +20,7 @@ const NAV = [
   { id: 'replays', label: 'Replays' },
   { id: 'errors', label: 'Errors' },
   { id: 'ltv', label: 'Lifetime value' },
+  { id: 'retention', label: 'Retention' },
 ] as const;
 
 const SECTIONS = {
@@ -29,6 +30,7 @@ const SECTIONS = {
   replays: lazy(() => import('./replays')),
   errors: lazy(() => import('./errors')),
   ltv: lazy(() => import('./ltv')),
+  retention: lazy(() => import('./retention')),
 } as const;
 
 // A type, not an interface: it must fit the lazy loader's Record of route params.
