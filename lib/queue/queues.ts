@@ -7,6 +7,10 @@ import { MARK_QUEUED_UNLESS_VOID } from './ingestMarks';
 export const QUEUE_NAMES = {
   ingest: 'ingest',
   jobs: 'jobs',
+  /** One job per webhook event that happened (lib/webhooks/events.ts), fanned out to its subscribers. */
+  webhookEvents: 'webhook-events',
+  /** One job per (webhook, event): a signed POST with its retries. */
+  webhookDeliveries: 'webhook-deliveries',
 } as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
