@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Logger } from '../lib/log';
 import type { Redis } from '../lib/redis';
+import { detectAnomalies } from './anomalies';
 import { expireSessions } from './expireSessions';
 import { rollupDaily } from './rollupDaily';
 import { sweepIngestPayloads } from './sweepIngestPayloads';
@@ -34,6 +35,8 @@ export interface ScheduledJob {
 }
 
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
+  // A few minutes past the hour, once the hour's events have been written (the ingest buffer flushes in seconds).
+  { name: 'anomalies', cron: '7 * * * *', run: (ctx, scope) => detectAnomalies(ctx, scope) },
   { name: 'expire-sessions', cron: '17 * * * *', run: (ctx) => expireSessions(ctx.pool) },
   // Days close 26 h after they end; every 10 minutes keeps the rollups within minutes of that.
   { name: 'rollup-daily', cron: '*/10 * * * *', run: (ctx) => rollupDaily(ctx.pool, ctx.clickhouse, ctx.logger) },
