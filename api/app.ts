@@ -16,6 +16,7 @@ import { authRoutes } from './routes/auth';
 import { browserIngestRoutes } from './routes/browserIngest';
 import { conversationRoutes } from './routes/conversations';
 import { dashboardRoutes } from './routes/dashboard';
+import { externalAnomalyRoutes } from './routes/external/anomalies';
 import { exportRoutes } from './routes/external/export';
 import { externalFunnelRoutes } from './routes/external/funnels';
 import { externalReadRoutes } from './routes/external/read';
@@ -83,6 +84,7 @@ export function createApp(deps: AppDeps): Express {
     externalWebsiteWriteRoutes(deps),
     externalReadRoutes(deps),
     externalFunnelRoutes(deps),
+    externalAnomalyRoutes(deps),
     statsRoutes(deps, 'v1'),
   );
   app.use(
