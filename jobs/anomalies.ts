@@ -6,11 +6,23 @@ import { type AnomalyMetric, BASELINE_WEEKS, judge, median } from '../lib/anomal
 import { HOUR_MS, type HourFigures, type MeasuredGoal, measureHours } from '../lib/anomalies/measure';
 import { type MetricKey, recordInside, recordOutside } from '../lib/anomalies/store';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
+import type { Logger } from '../lib/log';
 import { addDays, parseDate, startOfDay } from '../lib/stats/time';
 import { usableTimeZone } from '../lib/stats/timeZones';
-import type { JobContext, JobScope } from './registry';
 
 const WEEK_MS = 7 * 24 * HOUR_MS;
+
+// What a run needs of registry.ts's JobContext and JobScope (that file imports this one: no import back).
+interface Deps {
+  pool: Pool;
+  clickhouse: ClickHouseClient;
+  logger: Logger;
+}
+interface Scope {
+  websiteId?: string;
+  /** YYYY-MM-DD in each website's time zone. */
+  date?: string;
+}
 const FIGURES: readonly Exclude<AnomalyMetric, 'goal_conversions'>[] = [
   'visitors',
   'pageviews',
@@ -40,7 +52,7 @@ interface Site {
 }
 
 /** The hours (UTC starts) a run judges for a website: the last complete one, or every complete one of a day. */
-export function hoursToJudge(site: Site, scope: JobScope, now: number): number[] {
+export function hoursToJudge(site: Site, scope: Scope, now: number): number[] {
   const lastComplete = Math.floor(now / HOUR_MS) * HOUR_MS - HOUR_MS;
   if (!scope.date) return [lastComplete];
   const day = parseDate(scope.date);
@@ -51,7 +63,7 @@ export function hoursToJudge(site: Site, scope: JobScope, now: number): number[]
   return out;
 }
 
-export async function detectAnomalies(ctx: JobContext, scope: JobScope, now = Date.now()): Promise<AnomalyRun> {
+export async function detectAnomalies(ctx: Deps, scope: Scope, now = Date.now()): Promise<AnomalyRun> {
   const { rows: sites } = await ctx.pool.query<Site>(
     `SELECT id, timezone FROM websites WHERE ${scope.websiteId ? 'id = $1' : 'is_active'} ORDER BY created_at, id`,
     scope.websiteId ? [scope.websiteId] : [],

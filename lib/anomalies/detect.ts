@@ -46,8 +46,6 @@ export function severityOf(deviation: number): Severity | undefined {
   return 'critical';
 }
 
-export const SEVERITY_RANK: Record<Severity, number> = { info: 1, warning: 2, critical: 3 };
-
 const round = (x: number, places: number) => Math.round(x * 10 ** places) / 10 ** places;
 
 /** One metric of one hour: its value, and the same hour of each earlier week (most recent first). */

@@ -22,7 +22,6 @@ export const anomaliesQuery = z.object({
   limit: queryInt('limit', 1, 200, 50, 'Anomalies per page (1-200, default 50).'),
   offset: queryInt('offset', 0, 100_000_000, 0, 'Anomalies to skip (default 0).'),
 });
-export type AnomaliesQuery = z.infer<typeof anomaliesQuery>;
 
 const isoTime = z.string().datetime();
 
@@ -80,4 +79,3 @@ export const anomaliesData = z.object({
     has_more: z.boolean(),
   }),
 });
-export type AnomaliesData = z.infer<typeof anomaliesData>;

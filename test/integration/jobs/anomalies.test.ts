@@ -8,6 +8,7 @@ import { findJob, type JobContext } from '../../../jobs/registry';
 import { createWebsite, registerUser, type TestUser } from '../../helpers/accounts';
 import {
   errorRows,
+  errorsOf,
   HOUR,
   pageviewsOf,
   signupsOf,
@@ -143,6 +144,8 @@ describe('the fixture', () => {
     expect(days(ERRORS).map((h) => visitsAt(h))).toEqual([53, 51, 54, 52, 55]);
     expect(visitsAt(H(10) - 24 * HOUR)).toBe(58); // Wednesday's 10:00: 60 (two thirds of Thursday's 90) - 2
     expect([pageviewsOf(0, 315), signupsOf(0, 315)]).toEqual([552, 63]);
+    // 20:00 this week: 53 visits, 93 pageviews, 11 errors (stored six times over: 66).
+    expect([pageviewsOf(0, 53), errorsOf(0, 53)]).toEqual([93, 11]);
   });
 });
 
