@@ -1,7 +1,7 @@
 // The hourly anomaly job (docs/intelligence.md "Anomalies"): for each active website, each metric of the last
 // complete UTC hour against the same hour of the 4 weeks before; opens, extends and resolves anomalies. A
 // scope's date re-runs every hour of that day (in the website's time zone), oldest first.
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { type AnomalyMetric, BASELINE_WEEKS, judge, median } from '../lib/anomalies/detect';
 import { HOUR_MS, type HourFigures, type MeasuredGoal, measureHours } from '../lib/anomalies/measure';
 import { type MetricKey, recordInside, recordOutside } from '../lib/anomalies/store';
@@ -11,6 +11,8 @@ import { addDays, parseDate, startOfDay } from '../lib/stats/time';
 import { usableTimeZone } from '../lib/stats/timeZones';
 
 const WEEK_MS = 7 * 24 * HOUR_MS;
+/** The class of a website's anomaly-writes lock (the two-key form: apart from the migrations' and rollups' locks). */
+const LOCK_CLASS = 727_025;
 
 // What a run needs of registry.ts's JobContext and JobScope (that file imports this one: no import back).
 interface Deps {
@@ -99,6 +101,30 @@ export async function detectForWebsite(
   );
   const needed = hours.flatMap((h) => Array.from({ length: BASELINE_WEEKS + 1 }, (_, k) => h - k * WEEK_MS));
   const figures = await measureHours(clickhouse, websiteId, goals, needed);
+  // The writes of one website in one transaction, under its lock: a run for the same website (the clock's and
+  // `tidemark jobs run`) waits rather than interleave its hours, and a failure leaves nothing half-written.
+  const db = await pool.connect();
+  try {
+    await db.query('BEGIN');
+    await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, websiteId]);
+    const opened = await judgeHours(db, websiteId, goals, figures, hours);
+    await db.query('COMMIT');
+    return opened;
+  } catch (err) {
+    await db.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    db.release();
+  }
+}
+
+async function judgeHours(
+  db: PoolClient,
+  websiteId: string,
+  goals: readonly MeasuredGoal[],
+  figures: Map<number, HourFigures>,
+  hours: readonly number[],
+): Promise<OpenedAnomaly[]> {
   const opened: OpenedAnomaly[] = [];
   for (const hour of [...hours].sort((a, b) => a - b)) {
     const current = figures.get(hour)!;
@@ -121,7 +147,7 @@ export async function detectForWebsite(
         weeksWithTraffic,
       });
       if (verdict.kind === 'anomaly') {
-        const id = await recordOutside(pool, key, {
+        const id = await recordOutside(db, key, {
           hour,
           expected: verdict.expected,
           actual: pick(current),
@@ -130,7 +156,7 @@ export async function detectForWebsite(
         });
         if (id) opened.push({ id, websiteId, metric: key.metric, goalId: key.goalId });
       } else if (verdict.kind === 'normal') {
-        await recordInside(pool, key, hour);
+        await recordInside(db, key, hour);
       }
     }
   }
