@@ -66,6 +66,9 @@ export function hoursToJudge(site: Site, scope: Scope, now: number): number[] {
 }
 
 export async function detectAnomalies(ctx: Deps, scope: Scope, now = Date.now()): Promise<AnomalyRun> {
+  // A malformed date fails the run at once, not once per website.
+  if (scope.date !== undefined && !parseDate(scope.date))
+    throw new RangeError(`date must be YYYY-MM-DD, not ${scope.date}`);
   const { rows: sites } = await ctx.pool.query<Site>(
     `SELECT id, timezone FROM websites WHERE ${scope.websiteId ? 'id = $1' : 'is_active'} ORDER BY created_at, id`,
     scope.websiteId ? [scope.websiteId] : [],

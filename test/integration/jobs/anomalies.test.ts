@@ -319,7 +319,8 @@ describe('the anomaly job', () => {
 
   it('leaves every row as it was when the days are run again (idempotent)', async () => {
     const before = await rows();
-    const again = await detectAnomalies(job, { websiteId: site, date: '2026-11-05' }, LATER);
+    // As the worker runs it: the registry's body with the scope `tidemark jobs run --website --date` gives.
+    const again = (await findJob('anomalies')!.run(job, { websiteId: site, date: '2026-11-05' })) as { opened: [] };
     expect(again.opened).toEqual([]);
     await detectAnomalies(job, { websiteId: site, date: '2026-11-04' }, LATER);
     await detectAnomalies(job, {}, SPIKE + HOUR + 7 * 60_000);
