@@ -116,4 +116,14 @@ it('marks the anomalies on the chart with their severity, metric, deviation and 
   expect(asked).toEqual([]);
   expect(w.problems).toEqual([]);
   await w.context.close();
+
+  // The dark theme: the bands and severity labels keep their contrast.
+  const dark = await watchedPage(browser, ctx.baseUrl, { colorScheme: 'dark' });
+  await signInThroughPage(dark.page, ctx.baseUrl, owner);
+  await dark.page.goto(`${ctx.baseUrl}/sites/${site}?range=24h`);
+  await dark.page.locator('.chart-band').first().waitFor();
+  expect(await accessibilityViolations(dark.page)).toEqual([]);
+  await screenshot(dark.page, 'overview-anomalies-dark');
+  expect(dark.problems).toEqual([]);
+  await dark.context.close();
 });
