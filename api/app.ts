@@ -17,6 +17,7 @@ import { authRoutes } from './routes/auth';
 import { browserIngestRoutes } from './routes/browserIngest';
 import { conversationRoutes } from './routes/conversations';
 import { dashboardRoutes } from './routes/dashboard';
+import { externalAnomalyRoutes } from './routes/external/anomalies';
 import { exportRoutes } from './routes/external/export';
 import { externalFunnelRoutes } from './routes/external/funnels';
 import { externalLtvRoutes } from './routes/external/ltv';
@@ -90,6 +91,7 @@ export function createApp(deps: AppDeps): Express {
     externalFunnelRoutes(deps),
     externalLtvRoutes(deps),
     externalRetentionRoutes(deps),
+    externalAnomalyRoutes(deps),
     statsRoutes(deps, 'v1'),
   );
   app.use(

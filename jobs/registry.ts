@@ -1,4 +1,6 @@
 // Every scheduled job: its cron line (UTC) and its body. The clock only enqueues; workers run bodies.
+
+import { detectAnomalies } from './anomalies';
 import type { JobContext, JobScope } from './context';
 import { expireSessions } from './expireSessions';
 import { ltvJob } from './ltv';
@@ -18,6 +20,8 @@ export interface ScheduledJob {
 }
 
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
+  // A few minutes past the hour, once the hour's events have been written (the ingest buffer flushes in seconds).
+  { name: 'anomalies', cron: '7 * * * *', run: (ctx, scope) => detectAnomalies(ctx, scope) },
   { name: 'expire-sessions', cron: '17 * * * *', scope: [], run: (ctx) => expireSessions(ctx.pool) },
   // Days close 26 h after they end; every 10 minutes keeps the rollups within minutes of that. It rolls up
   // whichever days are missing or had late events, so a day is not a scope it takes; a website is.

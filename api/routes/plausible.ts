@@ -5,6 +5,7 @@ import { type Request, type Response, Router } from 'express';
 import type { Pool } from 'pg';
 import { conversionContext } from '../../lib/accounts/goals';
 import { websiteIdsByDomain } from '../../lib/accounts/websites';
+import { chartAnomalies } from '../../lib/anomalies/store';
 import { UUID } from '../../lib/checks';
 import { HttpError, notFound } from '../../lib/errors';
 import { parsePlausibleQuery } from '../../lib/stats/plausible/query';
@@ -46,7 +47,16 @@ export function plausibleRoutes({ pool, clickhouse }: AppDeps): Router {
       websiteId = ids[0];
     }
     const website = await readableWebsite(pool, res, websiteId.toLowerCase());
-    res.json(await plausibleResponse(clickhouse, plausibleSite(pool, website), query));
+    const answer = await plausibleResponse(clickhouse, plausibleSite(pool, website), query);
+    // A signed-in reader's question over time carries the anomalies its range overlaps, for the dashboard's
+    // chart to mark without asking again (API keys and share tokens get Plausible's shape alone).
+    if (query.time && reader(res).kind === 'user') {
+      const [from, to] = answer.query.date_range;
+      const anomalies = await chartAnomalies(pool, website.id, Date.parse(from), Date.parse(to) + 1000);
+      res.json({ ...answer, meta: { ...answer.meta, anomalies } });
+      return;
+    }
+    res.json(answer);
   });
   return router;
 }

@@ -4,6 +4,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registerAccounts } from './accounts';
 import { registerAnnotations } from './annotations';
+import { registerAnomalies } from './anomalies';
 import { registerSecuritySchemes } from './common';
 import { registerConversations } from './conversations';
 import { registerExport } from './export';
@@ -29,6 +30,7 @@ function registry(): OpenAPIRegistry {
   registerDocumentPaths(r, DOCUMENT_PATHS);
   registerExternalApi(r);
   registerLtv(r);
+  registerAnomalies(r);
   registerPlausibleApi(r);
   registerExport(r);
   registerIngestion(r);

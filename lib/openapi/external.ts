@@ -3,6 +3,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { annotationView } from '../accounts/annotationSchemas';
 import { externalCreateWebsiteBody } from '../accounts/schemas';
+import { anomaly } from '../external/anomalySchemas';
 import {
   analyticsData,
   analyticsQuery,
@@ -206,6 +207,10 @@ const timeseriesData = (v2: boolean) =>
           annotations: z.array(annotationView).optional().openapi({
             description:
               'Signed-in readers only (JWT or session cookie; never with an API key): the website’s annotations whose occurred_at falls in the period, newest first, at most 500.',
+          }),
+          anomalies: z.array(anomaly).optional().openapi({
+            description:
+              'Signed-in readers only: the website’s anomalies whose hours overlap the period, oldest first, at most 200 (records as GET /anomalies/{websiteId} lists them).',
           }),
         }
       : {}),

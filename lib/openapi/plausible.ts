@@ -1,6 +1,7 @@
 // The Plausible-compatible query endpoint's part of the OpenAPI document: POST /api/v2/query takes Plausible's
 // Stats API v2 body and answers in its shape, bare (no envelope); errors are Plausible's {error} plus a code.
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { anomaly } from '../external/anomalySchemas';
 import { DIMENSIONS, FILTER_DIMENSIONS, METRICS, OPERATORS, TIME_DIMENSIONS } from '../stats/plausible/names';
 import { plausibleQueryBody } from '../stats/plausible/query';
 import { z } from '../zod';
@@ -44,6 +45,10 @@ const plausibleResult = z.object({
     imports_included: z.boolean().optional(),
     time_labels: z.array(z.string()).optional(),
     total_rows: z.number().int().optional(),
+    anomalies: z.array(anomaly).optional().openapi({
+      description:
+        'Tidemark’s addition for signed-in readers (JWT or session cookie) asking with a time dimension: the website’s anomalies whose hours overlap date_range, oldest first, at most 200, as GET /api/external/v1/anomalies/{websiteId} lists them. Never with an API key or a share token.',
+    }),
   }),
   query: z.object({
     site_id: z.string(),

@@ -21,7 +21,11 @@ export const webhookEventJob = z.object({
    * visitor.identified), the first purchase's id (visitor.converted), or visitor and day (visitor.high_value).
    * BullMQ job ids may not hold ':'.
    */
-  key: z.string().min(1).max(200).regex(/^[^:]+$/),
+  key: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[^:]+$/),
   /** ISO 8601: when it happened (the event's time). */
   timestamp: z.string(),
   /** The payload's `data`, documented per event in the OpenAPI document's webhooks section. */

@@ -4,6 +4,7 @@
 import { type Request, type Response, Router } from 'express';
 import { annotationView, listAnnotations } from '../../../lib/accounts/annotations';
 import { conversionContext } from '../../../lib/accounts/goals';
+import { chartAnomalies } from '../../../lib/anomalies/store';
 import { HttpError } from '../../../lib/errors';
 import { statsCsv, statsCsvFileName } from '../../../lib/export/stats';
 import { statsResponse } from '../../../lib/stats/api';
@@ -34,13 +35,16 @@ export function statsRoutes({ pool, clickhouse }: AppDeps, version: StatsVersion
       sendAttachment(res, 'text/csv; charset=utf-8', name, statsCsv(endpoint, params, answer));
       return;
     }
-    // A signed-in reader's v2 timeseries carries the annotations its period overlaps, for the chart to draw
-    // (API keys cannot read annotations, and public endpoints never reach this route).
+    // A signed-in reader's v2 timeseries carries the annotations and anomalies its period overlaps, for the
+    // chart to draw (API keys cannot read annotations, and public endpoints never reach this route).
     if (version === 'v2' && endpoint === 'timeseries' && reader(res).kind === 'user') {
       const { period_start, period_end } = answer.meta as { period_start: string; period_end: string };
       const end = new Date(Date.parse(period_end) - 1); // the period is [start, end); the list's window is closed
-      const annotations = await listAnnotations(pool, website.id, new Date(period_start), end);
-      sendData(res, { ...answer, annotations: annotations.map(annotationView) });
+      const [annotations, anomalies] = await Promise.all([
+        listAnnotations(pool, website.id, new Date(period_start), end),
+        chartAnomalies(pool, website.id, Date.parse(period_start), Date.parse(period_end)),
+      ]);
+      sendData(res, { ...answer, annotations: annotations.map(annotationView), anomalies });
       return;
     }
     sendData(res, answer);

@@ -1,6 +1,7 @@
 // A line chart over time buckets, drawn by uPlot (canvas, fast on thousands of points; its CSS comes in with
 // pages/dashboard/dashboard.css). The x axis is the bucket index, so a previous period of equal length lines
-// up with the current one; markers (annotations) sit over the plot as list items a screen reader reads.
+// up with the current one; markers (annotations) and bands (anomalies) sit over the plot as list items a
+// screen reader reads.
 // Only the dashboard imports this file, so uPlot stays out of the first load.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
@@ -19,11 +20,22 @@ export interface ChartMarker {
   label: string;
 }
 
+export interface ChartBand {
+  /** The first and last buckets it covers. */
+  from: number;
+  to: number;
+  /** Colours the band: info, warning or critical. */
+  tone: string;
+  /** What a reader hears and sees on hover. */
+  label: string;
+}
+
 interface Props {
   /** The x axis' bucket labels, one per value. */
   labels: string[];
   series: ChartSeries[];
   markers?: ChartMarker[];
+  bands?: ChartBand[];
   /** How a label reads on the axis and in the legend. */
   formatLabel(label: string): string;
   formatValue(value: number): string;
@@ -57,7 +69,16 @@ function useDarkMode(): boolean {
   return dark;
 }
 
-export function LineChart({ labels, series, markers = [], formatLabel, formatValue, summary, height = 260 }: Props) {
+export function LineChart({
+  labels,
+  series,
+  markers = [],
+  bands = [],
+  formatLabel,
+  formatValue,
+  summary,
+  height = 260,
+}: Props) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const dark = useDarkMode();
@@ -157,6 +178,31 @@ export function LineChart({ labels, series, markers = [], formatLabel, formatVal
     <figure class="chart" ref={figure} data-series={series.length} data-points={labels.length}>
       <figcaption class="visually-hidden">{summary}</figcaption>
       <div class="chart-host" ref={host} />
+      {u && over && frame && drawn > 0 && bands.length > 0 && (
+        <ul class="chart-bands" aria-label="Anomalies">
+          {bands.map((b) => {
+            // Half a bucket either side, so a one-bucket anomaly is a visible stripe; clipped to the plot.
+            const x = (i: number) => Math.min(Math.max(u.valToPos(i, 'x'), 0), over.width);
+            const left = x(b.from - 0.5);
+            return (
+              <li
+                key={`${b.from}-${b.to}-${b.label}`}
+                class={`chart-band is-${b.tone}`}
+                data-tone={b.tone}
+                style={{
+                  left: `${over.left - frame.left + left}px`,
+                  width: `${Math.max(3, x(b.to + 0.5) - left)}px`,
+                  top: `${over.top - frame.top}px`,
+                  height: `${over.height}px`,
+                }}
+              >
+                <span class="chart-band-tab" title={b.label} />
+                <span class="visually-hidden">{b.label}</span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
       {u && over && frame && drawn > 0 && markers.length > 0 && (
         <ul class="chart-markers" aria-label="Annotations">
           {markers.map((m) => (

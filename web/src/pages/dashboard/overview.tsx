@@ -3,11 +3,12 @@
 // through Stats v2 (query.ts), so a shared dashboard shows the same page with its share token.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { AnnotationView } from '../../../../lib/accounts/annotationSchemas';
+import type { Anomaly } from '../../../../lib/external/anomalySchemas';
 import { get, qs } from '../../lib/api';
-import { change, compact, percent } from '../../lib/format';
+import { change, compact, duration, percent } from '../../lib/format';
 import { Link } from '../../lib/router';
 import { useData } from '../../lib/useData';
-import { type ChartMarker, type ChartSeries, LineChart } from '../../ui/chart';
+import { type ChartBand, type ChartMarker, type ChartSeries, LineChart } from '../../ui/chart';
 import { Empty, ErrorNote } from '../../ui/states';
 import { DevicesPanel, LocationsPanel, PagesPanel, SourcesPanel } from './breakdowns';
 import { bucketLabel, dimensionLabel, localStamp, operatorLabel, valueLabel } from './labels';
@@ -182,6 +183,48 @@ function KpiCards({ kpis, data }: { kpis: Kpi[]; data: Figures | undefined }) {
   );
 }
 
+const ANOMALY_METRICS: Record<string, string> = {
+  visitors: 'Visitors',
+  pageviews: 'Pageviews',
+  bounce_rate: 'Bounce rate',
+  visit_duration: 'Visit duration',
+  error_rate: 'Errors per pageview',
+};
+
+/** An anomaly's metric, figures and change in words: "Visitors 315 against 90 expected (+250 %)". */
+function anomalyText(a: Anomaly): string {
+  const name = a.goal ? `Conversions of ${a.goal.name}` : (ANOMALY_METRICS[a.metric_name] ?? a.metric_name);
+  const value = (v: number) =>
+    a.metric_name === 'bounce_rate'
+      ? percent(v)
+      : a.metric_name === 'visit_duration'
+        ? duration(v)
+        : a.metric_name === 'error_rate'
+          ? String(Math.round(v * 1000) / 1000)
+          : compact(v);
+  const sign = a.direction === 'spike' ? '+' : '−';
+  return `${name} ${value(a.actual_value)} against ${value(a.expected_value)} expected (${sign}${percent(a.deviation_percentage)})`;
+}
+
+const SEVERITY_RANK: Record<Anomaly['severity'], number> = { info: 1, warning: 2, critical: 3 };
+
+const suspectsText = (a: Anomaly) => a.suspect_annotations.map((s) => `${s.type}: ${s.message}`).join('; ');
+
+/** When an anomaly was seen, in the site's time: "Nov 5, 10:00–12:00" (its hours, the last one's end). */
+function anomalySpan(a: Anomaly, timeZone: string): string {
+  const fmt = (iso: string, withDay: boolean) =>
+    new Date(iso).toLocaleString('en', {
+      timeZone,
+      ...(withDay ? { month: 'short', day: 'numeric' } : {}),
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+  const end = new Date(Date.parse(a.last_seen_at) + 3_600_000).toISOString();
+  const sameDay = localStamp(a.started_at, timeZone).slice(0, 10) === localStamp(end, timeZone).slice(0, 10);
+  return `${fmt(a.started_at, true)}–${fmt(end, !sameDay)}`;
+}
+
 function useAnnotations(site: SectionProps['site'], resolved: [string, string] | undefined, shared?: boolean) {
   return useData(
     async (signal) => {
@@ -225,6 +268,35 @@ function Chart({ data, state, setState, site, shared }: SectionProps & { data: F
     }
     return out;
   }, [annotations.data, labels, site.timezone]);
+  const anomalies = data.series.anomalies ?? [];
+  const bands = useMemo<ChartBand[]>(() => {
+    // The buckets holding an anomaly's first and last hours (the last bucket starting at or before each).
+    const bucketOf = (iso: string) => {
+      const at = localStamp(iso, site.timezone);
+      let index = -1;
+      for (let i = 0; i < labels.length && labels[i] <= at; i++) index = i;
+      return index;
+    };
+    const spans = anomalies
+      .map((a) => ({ a, from: Math.max(0, bucketOf(a.started_at)), to: bucketOf(a.last_seen_at) }))
+      .filter((x) => x.to >= 0)
+      .sort((x, y) => x.from - y.from || x.to - y.to);
+    // Anomalies sharing buckets (several metrics of one hour; a day holding a spike and a drop) are one band, in
+    // the worst severity's colour, its label naming each: stacked stripes would muddy into one dark block.
+    const out: (ChartBand & { rank: number })[] = [];
+    for (const { a, from, to } of spans) {
+      const suspects = suspectsText(a);
+      const text = `Anomaly (${a.severity}), ${anomalySpan(a, site.timezone)}: ${anomalyText(a)}${suspects ? `. Suspect changes: ${suspects}` : ''}`;
+      const rank = SEVERITY_RANK[a.severity];
+      const last = out[out.length - 1];
+      if (last && from <= last.to) {
+        last.to = Math.max(last.to, to);
+        last.label = `${last.label}\n${text}`;
+        if (rank > last.rank) Object.assign(last, { rank, tone: a.severity });
+      } else out.push({ from, to, tone: a.severity, label: text, rank });
+    }
+    return out.map(({ rank: _, ...band }) => band);
+  }, [anomalies, labels, site.timezone]);
   const total = data.series.values.reduce((a, b) => a + b, 0);
   return (
     <section class="panel chart-panel" aria-label="Visitors over time">
@@ -252,10 +324,27 @@ function Chart({ data, state, setState, site, shared }: SectionProps & { data: F
           labels={labels}
           series={series}
           markers={markers}
+          bands={bands}
           formatLabel={(l) => bucketLabel(l, interval, oneDay)}
           formatValue={(v) => compact(v)}
           summary={`Visitors per ${interval}: ${compact(total)} in all over ${labels.length} ${INTERVAL_LABELS[interval].toLowerCase()}.`}
         />
+        {anomalies.length > 0 && (
+          <ul class="chart-anomalies" aria-label="Anomalies in this range">
+            {anomalies.map((a) => (
+              <li key={a.id} class="chart-anomaly" data-metric={a.metric_name} data-severity={a.severity}>
+                <span class={`anomaly-severity is-${a.severity}`}>{a.severity}</span>
+                <span>
+                  {anomalySpan(a, site.timezone)} · {anomalyText(a)}
+                  {a.is_resolved ? '' : ' · ongoing'}
+                  {a.suspect_annotations.length > 0 && (
+                    <span class="anomaly-suspects"> · suspect changes: {suspectsText(a)}</span>
+                  )}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
         {annotations.error && <p class="chart-note">Annotations could not be loaded: {annotations.error.message}</p>}
       </div>
     </section>

@@ -1,6 +1,7 @@
 // Stats for the dashboard come from Plausible's Stats API v2 (POST /api/v2/query), the same endpoint a script
 // uses, with the view state's range and filters. A shared dashboard calls it with its share token instead
 // of a user's JWT (set in lib/api.ts); nothing here differs.
+import type { Anomaly } from '../../../../lib/external/anomalySchemas';
 import type { PlausibleQueryBody } from '../../../../lib/stats/plausible/query';
 import { post } from '../../lib/api';
 import { weekLabels } from './period';
@@ -8,7 +9,8 @@ import type { DashboardState, Filter, Interval } from './state';
 
 export interface V2Result {
   results: { metrics: (number | { value: number; currency: string } | null)[]; dimensions: string[] }[];
-  meta: { time_labels?: string[]; total_rows?: number };
+  /** anomalies: a signed-in reader's question over time only (never a shared dashboard's). */
+  meta: { time_labels?: string[]; total_rows?: number; anomalies?: Anomaly[] };
   query: { date_range: [string, string] };
 }
 
@@ -79,6 +81,8 @@ export interface Series {
   /** Bucket labels as v2 gives them (`YYYY-MM-DD`, `YYYY-MM-DD HH:00:00`), in order. */
   labels: string[];
   values: number[];
+  /** The website's anomalies overlapping the range, oldest first (signed-in readers). */
+  anomalies?: Anomaly[];
 }
 
 /**
@@ -109,5 +113,10 @@ export async function timeSeries(
   );
   const byLabel = new Map(result.results.map((r) => [r.dimensions[0], metricValue(r.metrics[0])]));
   const labels = weeks ? weekLabels(result.query.date_range, [...byLabel.keys()]) : (result.meta.time_labels ?? []);
-  return { labels, values: labels.map((l) => byLabel.get(l) ?? 0), resolved: result.query.date_range };
+  return {
+    labels,
+    values: labels.map((l) => byLabel.get(l) ?? 0),
+    anomalies: result.meta.anomalies,
+    resolved: result.query.date_range,
+  };
 }
