@@ -19,6 +19,7 @@ import { conversationRoutes } from './routes/conversations';
 import { dashboardRoutes } from './routes/dashboard';
 import { exportRoutes } from './routes/external/export';
 import { externalFunnelRoutes } from './routes/external/funnels';
+import { externalInsightRoutes } from './routes/external/insights';
 import { externalReadRoutes } from './routes/external/read';
 import { statsRoutes } from './routes/external/stats';
 import { externalWebsiteWriteRoutes } from './routes/external/websites';
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): Express {
     externalWebsiteWriteRoutes(deps),
     externalReadRoutes(deps),
     externalFunnelRoutes(deps),
+    externalInsightRoutes(deps),
     statsRoutes(deps, 'v1'),
   );
   app.use(

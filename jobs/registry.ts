@@ -4,6 +4,7 @@ import type { ClickHouseClient } from '../lib/clickhouse/client';
 import type { Logger } from '../lib/log';
 import type { Redis } from '../lib/redis';
 import { expireSessions } from './expireSessions';
+import { insightsJob } from './insights';
 import { rollupDaily } from './rollupDaily';
 import { sweepIngestPayloads } from './sweepIngestPayloads';
 
@@ -51,4 +52,6 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
     scope: [],
     run: (ctx) => sweepIngestPayloads(ctx.redis, ctx.redisPrefix),
   },
+  // Nightly: each website's latest complete local day (for zones west of UTC, the day before UTC's yesterday).
+  { name: 'insights', cron: '35 1 * * *', run: (ctx, scope) => insightsJob(ctx, scope) },
 ];

@@ -12,7 +12,7 @@ export const LEGACY_TIME_RANGES = ['today', '7d', '30d', '90d'] as const;
 export type RangeName = (typeof RANGES_WITH_YEAR)[number] | 'today';
 
 /** A query integer: digits only (limit=abc, 1.5 or -1 are refused by name), within [min, max]. */
-function queryInt(name: string, min: number, max: number, fallback: number, description: string) {
+export function queryInt(name: string, min: number, max: number, fallback: number, description: string) {
   return z
     .string()
     .regex(/^\d{1,9}$/, `must be a whole number from ${min} to ${max}`)
@@ -23,7 +23,7 @@ function queryInt(name: string, min: number, max: number, fallback: number, desc
     .openapi({ type: 'integer', minimum: min, maximum: max, default: fallback, param: { name, description } });
 }
 
-const rangeParam = <const V extends readonly [string, ...string[]]>(values: V) =>
+export const rangeParam = <const V extends readonly [string, ...string[]]>(values: V) =>
   z
     .enum(values)
     .optional()

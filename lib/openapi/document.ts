@@ -10,6 +10,7 @@ import { registerExport } from './export';
 import { registerDocumentPaths, registerExternalApi } from './external';
 import { registerFunnels } from './funnels';
 import { registerIngestion } from './ingestion';
+import { registerInsights } from './insights';
 import { registerPlausibleApi } from './plausible';
 import { registerPublic } from './public';
 import { registerShare } from './share';
@@ -26,6 +27,7 @@ function registry(): OpenAPIRegistry {
   registerSecuritySchemes(r);
   registerDocumentPaths(r, DOCUMENT_PATHS);
   registerExternalApi(r);
+  registerInsights(r);
   registerPlausibleApi(r);
   registerExport(r);
   registerIngestion(r);
