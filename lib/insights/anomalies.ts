@@ -23,9 +23,9 @@ interface AnomalyRow {
   annotations: string[] | null;
 }
 
-const LABELS: Record<string, { name: string; unit?: string; digits?: number }> = {
-  visitors: { name: 'visitors' },
-  pageviews: { name: 'pageviews' },
+const LABELS: Record<string, { name: string; unit?: string; digits?: number; count?: boolean }> = {
+  visitors: { name: 'visitors', count: true },
+  pageviews: { name: 'pageviews', count: true },
   bounce_rate: { name: 'bounce rate', unit: '%' },
   visit_duration: { name: 'visit duration', unit: ' s' },
   error_rate: { name: 'error rate', unit: ' errors per pageview', digits: 3 },
@@ -62,7 +62,7 @@ const ADVICE: Record<string, { up: string; down: string }> = {
 export function anomalyInsight(a: AnomalyRow): InsightDraft {
   const tz = usableTimeZone(a.timezone);
   const label = a.goal_name
-    ? { name: `conversions of the goal ${a.goal_name}` }
+    ? { name: `conversions of the goal ${a.goal_name}`, count: true }
     : (LABELS[a.metric_name] ?? { name: a.metric_name.replace(/_/g, ' ') });
   const fmt = (x: number) => `${num(x, label.digits ?? 1)}${label.unit ?? ''}`;
   const up = a.actual_value >= a.expected_value;
@@ -81,7 +81,7 @@ export function anomalyInsight(a: AnomalyRow): InsightDraft {
     period: a.id,
     severity: a.severity,
     title,
-    description: `In the hour from ${when} the ${label.name} ${a.goal_name ? 'were' : 'was'} ${fmt(a.actual_value)} against the ${fmt(a.expected_value)} expected from the same hour of previous weeks (${signedPct(up ? Math.abs(a.deviation_percentage) : -Math.abs(a.deviation_percentage))}).${suspects.length ? ` Changes noted within two hours of it: ${suspects.map((s) => `“${s}”`).join(', ')}.` : ''}`,
+    description: `In the hour from ${when} ${label.count ? `there were ${fmt(a.actual_value)} ${label.name}` : `the ${label.name} was ${fmt(a.actual_value)}`} against the ${fmt(a.expected_value)} expected from the same hour of previous weeks (${signedPct(up ? Math.abs(a.deviation_percentage) : -Math.abs(a.deviation_percentage))}).${suspects.length ? ` Changes noted within two hours of it: ${suspects.map((s) => `“${s}”`).join(', ')}.` : ''}`,
     metric_name: a.metric_name,
     metric_value: a.actual_value,
     metric_change: up ? Math.abs(a.deviation_percentage) : -Math.abs(a.deviation_percentage),

@@ -1,0 +1,237 @@
+// The nightly insights job on a hand-built website (UTC), for Wednesday 18 November 2026: the week 12–18 Nov
+// against 5–11 Nov. Before: 100 direct visitors from the US, each viewing / then /pricing. Now: 100 such
+// visitors (50 of them complete the goal Signup, 30 hit an error on /pricing) plus 100 new visitors from the
+// source Newsletter in Germany who land on /promo and leave. Expected insights worked out in the test names.
+import { insightsJob } from '../../../jobs/insights';
+import { insightsFromAnomalies } from '../../../lib/insights/anomalies';
+import { createWebsite, registerUser } from '../../helpers/accounts';
+import { createTestContext, type TestContext } from '../../helpers/context';
+import { client } from '../../helpers/http';
+import { eventRow, storeRows } from '../../helpers/statsFixture';
+
+let ctx: TestContext;
+let site: string;
+const DAY = '2026-11-18';
+
+const at = (day: number, hhmm: string) => `2026-11-${String(day).padStart(2, '0')}T${hhmm}:00Z`;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  const owner = await registerUser(ctx, 'pro', 'insights-job');
+  site = (await createWebsite(ctx, owner, 'insights.example.com')).id;
+  const goal = await client(ctx.baseUrl)('POST', `/api/websites/${site}/goals`, {
+    token: owner.token,
+    body: { name: 'Signup' },
+  });
+  expect(goal.status).toBe(201);
+
+  const rows = [];
+  const regular = (prefix: string, firstDay: number, i: number) => {
+    const v = { visitor_id: `${prefix}${i}`, session_id: `${prefix}s${i}`, country_code: 'US' };
+    const day = firstDay + (i % 7);
+    return [
+      eventRow(site, { ...v, pathname: '/', ts: at(day, '10:00') }),
+      eventRow(site, { ...v, pathname: '/pricing', ts: at(day, '10:01') }),
+    ];
+  };
+  for (let i = 0; i < 100; i++) {
+    rows.push(...regular('b', 5, i), ...regular('n', 12, i));
+    if (i < 50) {
+      rows.push(
+        eventRow(site, {
+          visitor_id: `n${i}`,
+          session_id: `ns${i}`,
+          type: 'event',
+          name: 'Signup',
+          pathname: '',
+          source_name: '',
+          ts: at(12 + (i % 7), '10:02'),
+        }),
+      );
+    }
+    rows.push(
+      eventRow(site, {
+        visitor_id: `p${i}`,
+        session_id: `ps${i}`,
+        country_code: 'DE',
+        source_name: 'Newsletter',
+        pathname: '/promo',
+        ts: at(12 + (i % 7), '12:00'),
+      }),
+    );
+  }
+  await storeRows(ctx.clickhouse, rows);
+
+  // 30 visitors hit the TypeError on /pricing, 5 of them also a second, rarer error.
+  const error = (i: number, fingerprint: string, message: string, n: number) => ({
+    website_id: site,
+    event_id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    ts: `${at(12 + (i % 7), '10:01')
+      .slice(0, 19)
+      .replace('T', ' ')}.500`,
+    session_id: `ns${i}`,
+    visitor_id: `n${i}`,
+    pathname: '/pricing',
+    fingerprint,
+    error_type: 'TypeError',
+    message,
+    stack: '',
+    browser: 'Chrome',
+    os: 'Linux',
+    device_type: 'desktop',
+    expire_at: '2030-01-01 00:00:00',
+  });
+  const errors = [];
+  for (let i = 0; i < 30; i++)
+    errors.push(error(i, 'fp-price', "Cannot read properties of undefined (reading 'price')", i));
+  for (let i = 0; i < 5; i++) errors.push(error(i, 'fp-tax', 'tax is not defined', 100 + i));
+  await ctx.clickhouse.insert({ table: 'error_events', values: errors, format: 'JSONEachRow' });
+});
+
+afterAll(() => ctx.close());
+
+const job = (scope: { websiteId?: string; date?: string }) => insightsJob(ctx, scope);
+
+async function stored() {
+  const { rows } = await ctx.pool.query(
+    `SELECT id, key, type, rule, severity, title, description, metric_name, metric_value, metric_change,
+            recommendation, as_of::text AS as_of, anomaly_id, details, created_at
+     FROM insights WHERE website_id = $1 ORDER BY key`,
+    [site],
+  );
+  return rows;
+}
+
+describe('the nightly insights job', () => {
+  it('writes exactly the trends, recommendations and forecast the data calls for', async () => {
+    const run = await job({ websiteId: site, date: DAY });
+    expect(run).toEqual({ websites: 1, insights: 9, anomalyInsights: 0 });
+    const rows = await stored();
+    expect(rows.map((r) => r.key)).toEqual([
+      'prediction:month_visitors:visitors:2026-11',
+      // /promo: 100 visits, all bounces, against the site's 50 % (100 of 200 visits)
+      'recommendation:landing_page_bounce:/promo:2026-11-16',
+      // 30 of /pricing's 100 visitors: 30 %, critical
+      'recommendation:page_errors:/pricing:2026-11-16',
+      // Newsletter: 0 → 100 visitors, none converted, 25 expected at the site's 50 / 200
+      'recommendation:source_not_converting:Newsletter:2026-11-16',
+      'trend:country_visitors:DE:2026-11-16', // 0 → 100
+      'trend:page_visitors:/promo:2026-11-16', // 0 → 100
+      'trend:site_pageviews::2026-11-16', // 200 → 300: +50 %, z = 100/√500 = 4.47
+      'trend:site_visitors::2026-11-16', // 100 → 200: +100 %, z = 100/√300 = 5.77
+      'trend:source_visitors:Newsletter:2026-11-16', // 0 → 100
+      // (bounce rate 0 % → 50 %: no percent change from zero, so no trend; US, /, /pricing, Direct: flat)
+    ]);
+    const by = (rule: string) => rows.find((r) => r.rule === rule);
+    expect(by('site_visitors')).toMatchObject({
+      severity: 'info',
+      title: 'Visitors up 100% week over week',
+      metric_value: 200,
+      metric_change: 100,
+      as_of: DAY,
+      created_at: new Date('2026-11-19T00:00:00Z'),
+    });
+    expect(by('page_errors')).toMatchObject({ severity: 'critical', metric_value: 30, metric_change: null });
+    expect(by('page_errors').description).toContain(
+      "30 of the 100 visitors of /pricing in the 7 days to 2026-11-18 (30%) saw a JavaScript error there, 35 errors in all. The most widespread: TypeError: Cannot read properties of undefined (reading 'price')",
+    );
+    expect(by('landing_page_bounce')).toMatchObject({ metric_value: 100, metric_change: 100 });
+    expect(by('source_not_converting')).toMatchObject({ severity: 'warning', metric_value: 100 });
+    expect(by('source_not_converting').description).toContain(
+      'only 0 of them (0%) completed the goal Signup, against 25% across the site: about 25 were to be expected',
+    );
+    expect(by('country_visitors').title).toBe('New country: Germany brought 100 visitors');
+    // 1–18 Nov: 300 visitors, each on one day; October had none.
+    const p = by('month_visitors');
+    expect(p.description).toContain('From 300 visitors in the first 18 days');
+    expect(p.description).toContain('October had none to compare with.');
+    expect(p.metric_change).toBeNull();
+    expect(p.metric_value).toBeGreaterThan(300);
+    expect(p.details.lower).toBeGreaterThanOrEqual(300);
+    expect(p.details.upper).toBeGreaterThanOrEqual(p.metric_value);
+  });
+
+  it('a re-run for the same day leaves identical rows (same ids, same times)', async () => {
+    const before = await stored();
+    await job({ websiteId: site, date: DAY });
+    expect(await stored()).toEqual(before);
+  });
+
+  it('a run for an earlier day of the same week does not take the later day’s insights back', async () => {
+    const later = (await stored()).filter((r) => r.as_of === DAY);
+    await job({ websiteId: site, date: '2026-11-17' });
+    const now = await stored();
+    for (const r of later) expect(now.find((x) => x.key === r.key)).toEqual(r);
+  });
+
+  it('an ignored error group no longer produces its recommendation', async () => {
+    await ctx.pool.query(
+      `INSERT INTO error_groups (website_id, fingerprint, message, type, status, occurrence_count, first_seen_at,
+         last_seen_at, affected_users_count)
+       VALUES ($1, 'fp-price', 'x', 'TypeError', 'ignored', 30, now(), now(), 30)`,
+      [site],
+    );
+    await job({ websiteId: site, date: DAY });
+    expect((await stored()).map((r) => r.key)).not.toContain('recommendation:page_errors:/pricing:2026-11-16');
+    await ctx.pool.query(`DELETE FROM error_groups WHERE website_id = $1`, [site]);
+    await job({ websiteId: site, date: DAY });
+    expect((await stored()).map((r) => r.key)).toContain('recommendation:page_errors:/pricing:2026-11-16');
+  });
+
+  it('an unknown website in the scope is an error', async () => {
+    await expect(job({ websiteId: '00000000-0000-4000-8000-000000000000', date: DAY })).rejects.toThrow(/not found/);
+    await expect(job({ websiteId: site, date: '2026-13-01' })).rejects.toThrow(/YYYY-MM-DD/);
+  });
+});
+
+describe('anomaly insights', () => {
+  it('one insight per anomaly, written once, rewritten when the anomaly’s figures change', async () => {
+    const note = await ctx.pool.query(
+      `INSERT INTO annotations (website_id, team_id, type, message, occurred_at)
+       SELECT id, team_id, 'deploy', 'Deploy v2.3', '2026-11-18T13:30:00Z' FROM websites WHERE id = $1 RETURNING id`,
+      [site],
+    );
+    const { rows } = await ctx.pool.query(
+      `INSERT INTO anomalies (website_id, metric_name, expected_value, actual_value, deviation_percentage, severity,
+         started_at, last_seen_at, detected_at, suspect_annotation_ids)
+       VALUES ($1, 'visitors', 100, 350, 250, 'critical', '2026-11-18T14:00:00Z', '2026-11-18T14:00:00Z',
+         '2026-11-18T15:05:00Z', ARRAY[$2::uuid]) RETURNING id`,
+      [site, note.rows[0].id],
+    );
+    const anomaly = rows[0].id;
+    expect(await insightsFromAnomalies(ctx.pool, site)).toBe(1);
+    expect(await insightsFromAnomalies(ctx.pool, site)).toBe(0);
+    expect(await insightsFromAnomalies(ctx.pool)).toBe(0);
+    const mine = async () =>
+      (await ctx.pool.query('SELECT * FROM insights WHERE anomaly_id = $1', [anomaly])).rows as Record<
+        string,
+        unknown
+      >[];
+    const [first, ...more] = await mine();
+    expect(more).toEqual([]);
+    expect(first).toMatchObject({
+      type: 'anomaly',
+      severity: 'critical',
+      title: 'Visitors 250% above normal',
+      metric_name: 'visitors',
+      metric_value: 350,
+      metric_change: 250,
+      created_at: new Date('2026-11-18T15:05:00Z'),
+    });
+    expect(first.description).toBe(
+      'In the hour from 2026-11-18 14:00 (UTC) there were 350 visitors against the 100 expected from the same hour of previous weeks (+250%). Changes noted within two hours of it: “Deploy v2.3”.',
+    );
+    expect(first.recommendation).toMatch(/^Start with the annotated changes near that hour\. Check Sources/);
+
+    // The nightly job leaves it as it is; the hourly job raising the anomaly's severity rewrites it in place.
+    await job({ websiteId: site, date: DAY });
+    expect(await mine()).toEqual([first]);
+    await ctx.pool.query(`UPDATE anomalies SET actual_value = 420, deviation_percentage = 320 WHERE id = $1`, [
+      anomaly,
+    ]);
+    expect(await insightsFromAnomalies(ctx.pool, site)).toBe(1);
+    const [after, ...none] = await mine();
+    expect(none).toEqual([]);
+    expect(after).toMatchObject({ id: first.id, metric_value: 420, title: 'Visitors 320% above normal' });
+  });
+});
