@@ -139,7 +139,7 @@ export function sourceNotConverting(
         period: week,
         severity: s.converted === 0 ? ('warning' as const) : ('info' as const),
         title: `${s.source} brings more visitors but ${s.converted === 0 ? 'no' : 'few'} conversions`,
-        description: `Visitors from ${s.source} grew to ${num(s.visitors)} in ${range} (${t?.change === null || t === undefined ? 'up from 0' : signedPct(t.change)} on the 7 days before), but only ${num(s.converted)} of them (${num(pct, 2)}%) completed ${goals}, against ${num(sitePct, 2)}% across the site: about ${num(Math.round(expected))} were to be expected.`,
+        description: `Visitors from ${s.source} grew to ${num(s.visitors)} in ${range} (${t?.change === null || t === undefined ? 'up from 0' : signedPct(t.change)} on the 7 days before), but ${s.converted === 0 ? 'none of them' : `only ${num(s.converted)} of them (${num(pct, 2)}%)`} completed ${goals}, against ${num(sitePct, 2)}% across the site: about ${num(Math.round(expected))} were to be expected.`,
         metric_name: 'visitors',
         metric_value: s.visitors,
         metric_change: t?.change ?? null,

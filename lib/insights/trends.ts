@@ -156,7 +156,7 @@ export function trendInsights(
     found.sort((x, y) => Math.abs(y.t.z) - Math.abs(x.t.z) || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
     for (const { key, t } of found.slice(0, TREND.perDimension)) {
       const up = t.now > t.before;
-      const what = `${label.toLowerCase()} ${name(d, key)}`;
+      const what = `visitors ${of} ${name(d, key)}`;
       out.push({
         ...base,
         rule: `${d}_visitors`,
@@ -166,7 +166,7 @@ export function trendInsights(
           t.change === null
             ? `New ${label.toLowerCase()}: ${name(d, key)} brought ${num(t.now)} visitors`
             : `${label} ${name(d, key)}: visitors ${up ? 'up' : 'down'} ${num(Math.abs(t.change), 1)}%`,
-        description: `Visitors ${of} ${what} in ${range}: ${num(t.now)}, against ${num(t.before)} the 7 days before (${changeText(t)}, z = ${num(t.z, 1)}).`,
+        description: `Visitors ${of} ${name(d, key)} in ${range}: ${num(t.now)}, against ${num(t.before)} the 7 days before (${changeText(t)}, z = ${num(t.z, 1)}).`,
         metric_name: 'visitors',
         metric_value: t.now,
         metric_change: t.change,

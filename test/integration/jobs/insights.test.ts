@@ -1,19 +1,15 @@
-// The nightly insights job on a hand-built website (UTC), for Wednesday 18 November 2026: the week 12–18 Nov
-// against 5–11 Nov. Before: 100 direct visitors from the US, each viewing / then /pricing. Now: 100 such
-// visitors (50 of them complete the goal Signup, 30 hit an error on /pricing) plus 100 new visitors from the
-// source Newsletter in Germany who land on /promo and leave. Expected insights worked out in the test names.
+// The nightly insights job on the hand-built website of test/helpers/insightsFixture.ts, for Wednesday 18
+// November 2026: the week 12–18 Nov against 5–11 Nov. Expected insights worked out beside each assertion.
 import { insightsJob } from '../../../jobs/insights';
 import { insightsFromAnomalies } from '../../../lib/insights/anomalies';
 import { createWebsite, registerUser } from '../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../helpers/context';
 import { client } from '../../helpers/http';
-import { eventRow, storeRows } from '../../helpers/statsFixture';
+import { insertInsightsFixture } from '../../helpers/insightsFixture';
 
 let ctx: TestContext;
 let site: string;
 const DAY = '2026-11-18';
-
-const at = (day: number, hhmm: string) => `2026-11-${String(day).padStart(2, '0')}T${hhmm}:00Z`;
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -25,67 +21,7 @@ beforeAll(async () => {
   });
   expect(goal.status).toBe(201);
 
-  const rows = [];
-  const regular = (prefix: string, firstDay: number, i: number) => {
-    const v = { visitor_id: `${prefix}${i}`, session_id: `${prefix}s${i}`, country_code: 'US' };
-    const day = firstDay + (i % 7);
-    return [
-      eventRow(site, { ...v, pathname: '/', ts: at(day, '10:00') }),
-      eventRow(site, { ...v, pathname: '/pricing', ts: at(day, '10:01') }),
-    ];
-  };
-  for (let i = 0; i < 100; i++) {
-    rows.push(...regular('b', 5, i), ...regular('n', 12, i));
-    if (i < 50) {
-      rows.push(
-        eventRow(site, {
-          visitor_id: `n${i}`,
-          session_id: `ns${i}`,
-          type: 'event',
-          name: 'Signup',
-          pathname: '',
-          source_name: '',
-          ts: at(12 + (i % 7), '10:02'),
-        }),
-      );
-    }
-    rows.push(
-      eventRow(site, {
-        visitor_id: `p${i}`,
-        session_id: `ps${i}`,
-        country_code: 'DE',
-        source_name: 'Newsletter',
-        pathname: '/promo',
-        ts: at(12 + (i % 7), '12:00'),
-      }),
-    );
-  }
-  await storeRows(ctx.clickhouse, rows);
-
-  // 30 visitors hit the TypeError on /pricing, 5 of them also a second, rarer error.
-  const error = (i: number, fingerprint: string, message: string, n: number) => ({
-    website_id: site,
-    event_id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-    ts: `${at(12 + (i % 7), '10:01')
-      .slice(0, 19)
-      .replace('T', ' ')}.500`,
-    session_id: `ns${i}`,
-    visitor_id: `n${i}`,
-    pathname: '/pricing',
-    fingerprint,
-    error_type: 'TypeError',
-    message,
-    stack: '',
-    browser: 'Chrome',
-    os: 'Linux',
-    device_type: 'desktop',
-    expire_at: '2030-01-01 00:00:00',
-  });
-  const errors = [];
-  for (let i = 0; i < 30; i++)
-    errors.push(error(i, 'fp-price', "Cannot read properties of undefined (reading 'price')", i));
-  for (let i = 0; i < 5; i++) errors.push(error(i, 'fp-tax', 'tax is not defined', 100 + i));
-  await ctx.clickhouse.insert({ table: 'error_events', values: errors, format: 'JSONEachRow' });
+  await insertInsightsFixture(ctx.clickhouse, site, { year: 2026, month: 11, day: 18 });
 });
 
 afterAll(() => ctx.close());
@@ -138,7 +74,7 @@ describe('the nightly insights job', () => {
     expect(by('landing_page_bounce')).toMatchObject({ metric_value: 100, metric_change: 100 });
     expect(by('source_not_converting')).toMatchObject({ severity: 'warning', metric_value: 100 });
     expect(by('source_not_converting').description).toContain(
-      'only 0 of them (0%) completed the goal Signup, against 25% across the site: about 25 were to be expected',
+      'but none of them completed the goal Signup, against 25% across the site: about 25 were to be expected',
     );
     expect(by('country_visitors').title).toBe('New country: Germany brought 100 visitors');
     // 1–18 Nov: 300 visitors, each on one day; October had none.

@@ -1,5 +1,5 @@
 // A website's dashboard: loads the site, reads the view state from the URL and shows the section the path
-// names (/sites/:id, /sites/:id/realtime, …/heatmaps, …/replays, …/errors).
+// names (/sites/:id, /sites/:id/realtime, …/heatmaps, …/replays, …/errors, …/insights).
 import { useState } from 'preact/hooks';
 import { get } from '../../lib/api';
 import { sessionChecked } from '../../lib/auth';
@@ -19,6 +19,7 @@ const NAV = [
   { id: 'heatmaps', label: 'Heatmaps' },
   { id: 'replays', label: 'Replays' },
   { id: 'errors', label: 'Errors' },
+  { id: 'insights', label: 'Insights' },
 ] as const;
 
 const SECTIONS = {
@@ -27,6 +28,7 @@ const SECTIONS = {
   heatmaps: lazy(() => import('./heatmaps')),
   replays: lazy(() => import('./replays')),
   errors: lazy(() => import('./errors')),
+  insights: lazy(() => import('./insights')),
 } as const;
 
 // A type, not an interface: it must fit the lazy loader's Record of route params.
