@@ -83,10 +83,15 @@ it('lists the insights as cards, filters by type and severity', async () => {
   // The anomaly (an hour old) comes first: its severity badge, its numbers, what to do.
   const first = cards(page).first();
   expect(await first.locator('h3').textContent()).toBe('Visitors 250% above normal');
-  expect(await first.locator('.badge').textContent()).toBe('critical');
+  expect(await first.locator('.insight-badge').textContent()).toBe('critical');
   expect(await first.locator('.insight-type').textContent()).toBe('Anomaly');
   expect(await first.textContent()).toContain('there were 350 visitors against the 100 expected');
   expect(await first.textContent()).toContain('What to do:');
+  // Each severity has its own colour (no other stylesheet's badge wins over them).
+  const colour = (severity: string) =>
+    page.evaluate(`getComputedStyle(document.querySelector('.insight-badge-${severity}')).backgroundColor`);
+  const colours = [await colour('critical'), await colour('warning'), await colour('info')];
+  expect(new Set(colours).size).toBe(3);
   expect(await accessibilityViolations(page)).toEqual([]);
   await screenshot(page, 'insights-feed');
 

@@ -44,7 +44,7 @@ function InsightCard({ insight }: { insight: Insight }) {
     <article class={`insight insight-${insight.severity}`} aria-labelledby={`insight-${insight.id}`}>
       <div class="insight-meta">
         <span class="insight-type">{TYPE_LABEL[insight.type]}</span>
-        <span class={`badge badge-${insight.severity}`}>{insight.severity}</span>
+        <span class={`insight-badge insight-badge-${insight.severity}`}>{insight.severity}</span>
         <time class="muted small" dateTime={insight.created_at} title={dateTime(insight.created_at)}>
           {relative(insight.created_at)}
         </time>
