@@ -1,8 +1,10 @@
 // The nightly insights job on the hand-built website of test/helpers/insightsFixture.ts, for Wednesday 18
 // November 2026: the week 12–18 Nov against 5–11 Nov. Expected insights worked out beside each assertion.
+import { main } from '../../../cli/main';
 import { insightsJob } from '../../../jobs/insights';
 import { insightsFromAnomalies } from '../../../lib/insights/anomalies';
 import { createWebsite, registerUser } from '../../helpers/accounts';
+import { captureIo, cliEnv } from '../../helpers/cli';
 import { createTestContext, type TestContext } from '../../helpers/context';
 import { client } from '../../helpers/http';
 import { insertInsightsFixture } from '../../helpers/insightsFixture';
@@ -112,6 +114,19 @@ describe('the nightly insights job', () => {
     await ctx.pool.query(`DELETE FROM error_groups WHERE website_id = $1`, [site]);
     await job({ websiteId: site, date: DAY });
     expect((await stored()).map((r) => r.key)).toContain('recommendation:page_errors:/pricing:2026-11-16');
+  });
+
+  it('runs through `tidemark jobs run insights` for a range of days, the same rows as the job', async () => {
+    const before = await stored();
+    const io = captureIo();
+    expect(
+      await main(['jobs', 'run', 'insights', '--website', site, '--from', '2026-11-17', '--to', DAY], io, cliEnv(ctx)),
+    ).toBe(0);
+    expect(io.stdout[0]).toMatch(/^\[1\/2\] insights 2026-11-17, website .*: ok in .*"insights":/);
+    expect(io.stdout[1]).toMatch(
+      /^\[2\/2\] insights 2026-11-18, website .*: ok in .*\{"websites":1,"insights":9,"anomalyInsights":0\}$/,
+    );
+    expect(await stored()).toEqual(before);
   });
 
   it('an unknown website in the scope is an error', async () => {
