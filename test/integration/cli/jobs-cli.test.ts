@@ -166,10 +166,11 @@ describe('tidemark jobs list', () => {
     expect(await main(['jobs', 'list'], io, env())).toBe(0);
     const lines = io.stdout.join('\n').split('\n');
     expect(lines[0]).toMatch(/^job\s+schedule\s+last_run\s+duration\s+outcome\s+by\s+scope\s+error$/);
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(5);
     expect(lines[1]).toMatch(/^expire-sessions\s+17 \* \* \* \*\s+\d{4}-\d\d-\d\dT\S+Z\s+\d+ ms\s+ok\s+cli\s+-\s+-$/);
     expect(lines[2]).toMatch(/^rollup-daily\s+\*\/10 \* \* \* \*\s+\S+Z\s+.+\s+ok\s+cli\s+latest, all websites\s+-$/);
     expect(lines[3]).toMatch(/^sweep-ingest-payloads\s+43 \* \* \* \*\s+-\s+-\s+-\s+-\s+-\s+-$/);
+    expect(lines[4]).toMatch(/^insights\s+35 1 \* \* \*\s+-\s+-\s+-\s+-\s+-\s+-$/);
   });
 
   it('--json gives the same as data; a failed last run shows its error', async () => {
