@@ -129,6 +129,28 @@ describe('the nightly insights job', () => {
     expect(await stored()).toEqual(before);
   });
 
+  it('works in the website’s time zone: New York’s 18 November ends at 05:00 UTC', async () => {
+    const owner = await registerUser(ctx, 'pro', 'insights-ny');
+    const created = await client(ctx.baseUrl)('POST', '/api/websites', {
+      token: owner.token,
+      body: { domain: 'ny.example.com', name: 'NY', timezone: 'America/New_York' },
+    });
+    const ny = created.body.data.website.id;
+    // The fixture's events are at 10:00–12:00 UTC, 05:00–07:00 in New York: the same days.
+    await insertInsightsFixture(ctx.clickhouse, ny, { year: 2026, month: 11, day: 18 });
+    await job({ websiteId: ny, date: DAY });
+    const { rows } = await ctx.pool.query(
+      'SELECT DISTINCT created_at, as_of::text AS as_of FROM insights WHERE website_id = $1',
+      [ny],
+    );
+    expect(rows).toEqual([{ created_at: new Date('2026-11-19T05:00:00Z'), as_of: DAY }]);
+    const keys = (await ctx.pool.query('SELECT key FROM insights WHERE website_id = $1 ORDER BY key', [ny])).rows;
+    // No goal on this website: the conversion rule has nothing to say; everything else is as in UTC.
+    expect(keys.map((r) => r.key)).toEqual(
+      (await stored()).map((r) => r.key).filter((k) => !k.startsWith('recommendation:source_not_converting')),
+    );
+  });
+
   it('an unknown website in the scope is an error', async () => {
     await expect(job({ websiteId: '00000000-0000-4000-8000-000000000000', date: DAY })).rejects.toThrow(/not found/);
     await expect(job({ websiteId: site, date: '2026-13-01' })).rejects.toThrow(/YYYY-MM-DD/);
