@@ -20,6 +20,7 @@ import { dashboardRoutes } from './routes/dashboard';
 import { externalAnomalyRoutes } from './routes/external/anomalies';
 import { exportRoutes } from './routes/external/export';
 import { externalFunnelRoutes } from './routes/external/funnels';
+import { externalInsightRoutes } from './routes/external/insights';
 import { externalLtvRoutes } from './routes/external/ltv';
 import { externalReadRoutes } from './routes/external/read';
 import { externalRetentionRoutes } from './routes/external/retention';
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps): Express {
     externalLtvRoutes(deps),
     externalRetentionRoutes(deps),
     externalAnomalyRoutes(deps),
+    externalInsightRoutes(deps),
     statsRoutes(deps, 'v1'),
   );
   app.use(

@@ -1,8 +1,10 @@
 // Every scheduled job: its cron line (UTC) and its body. The clock only enqueues; workers run bodies.
 
+import { insightsFromAnomalies } from '../lib/insights/anomalies';
 import { detectAnomalies } from './anomalies';
 import type { JobContext, JobScope } from './context';
 import { expireSessions } from './expireSessions';
+import { insightsJob } from './insights';
 import { ltvJob } from './ltv';
 import { retention } from './retention';
 import { rollupDaily } from './rollupDaily';
@@ -21,7 +23,16 @@ export interface ScheduledJob {
 
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   // A few minutes past the hour, once the hour's events have been written (the ingest buffer flushes in seconds).
-  { name: 'anomalies', cron: '7 * * * *', run: (ctx, scope) => detectAnomalies(ctx, scope) },
+  // Every anomaly it opens or changes is told in words at once (an `anomaly` insight), not at the nightly run.
+  {
+    name: 'anomalies',
+    cron: '7 * * * *',
+    run: async (ctx, scope) => {
+      const run = await detectAnomalies(ctx, scope);
+      await insightsFromAnomalies(ctx.pool, scope.websiteId);
+      return run;
+    },
+  },
   { name: 'expire-sessions', cron: '17 * * * *', scope: [], run: (ctx) => expireSessions(ctx.pool) },
   // Days close 26 h after they end; every 10 minutes keeps the rollups within minutes of that. It rolls up
   // whichever days are missing or had late events, so a day is not a scope it takes; a website is.
@@ -46,4 +57,6 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
     scope: [],
     run: (ctx) => sweepIngestPayloads(ctx.redis, ctx.redisPrefix),
   },
+  // Nightly: each website's latest complete local day (for zones west of UTC, the day before UTC's yesterday).
+  { name: 'insights', cron: '35 1 * * *', run: (ctx, scope) => insightsJob(ctx, scope) },
 ];

@@ -11,6 +11,7 @@ import { registerExport } from './export';
 import { registerDocumentPaths, registerExternalApi } from './external';
 import { registerFunnels } from './funnels';
 import { registerIngestion } from './ingestion';
+import { registerInsights } from './insights';
 import { registerLtv } from './ltv';
 import { registerPlausibleApi } from './plausible';
 import { registerPublic } from './public';
@@ -31,6 +32,7 @@ function registry(): OpenAPIRegistry {
   registerExternalApi(r);
   registerLtv(r);
   registerAnomalies(r);
+  registerInsights(r);
   registerPlausibleApi(r);
   registerExport(r);
   registerIngestion(r);

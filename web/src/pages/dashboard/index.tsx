@@ -1,5 +1,5 @@
 // A website's dashboard: loads the site, reads the view state from the URL and shows the section the path
-// names (/sites/:id, /sites/:id/realtime, …/heatmaps, …/replays, …/errors, …/retention, …/ltv).
+// names (/sites/:id, /sites/:id/realtime, …/heatmaps, …/replays, …/errors, …/insights, …/retention, …/ltv).
 import { useState } from 'preact/hooks';
 import { get } from '../../lib/api';
 import { sessionChecked } from '../../lib/auth';
@@ -15,12 +15,13 @@ import './dashboard.css';
 
 const NAV = [
   { id: '', label: 'Overview' },
+  { id: 'insights', label: 'Insights' },
   { id: 'realtime', label: 'Realtime' },
+  { id: 'retention', label: 'Retention' },
+  { id: 'ltv', label: 'Lifetime value' },
   { id: 'heatmaps', label: 'Heatmaps' },
   { id: 'replays', label: 'Replays' },
   { id: 'errors', label: 'Errors' },
-  { id: 'ltv', label: 'Lifetime value' },
-  { id: 'retention', label: 'Retention' },
 ] as const;
 
 const SECTIONS = {
@@ -31,6 +32,7 @@ const SECTIONS = {
   errors: lazy(() => import('./errors')),
   ltv: lazy(() => import('./ltv')),
   retention: lazy(() => import('./retention')),
+  insights: lazy(() => import('./insights')),
 } as const;
 
 // A type, not an interface: it must fit the lazy loader's Record of route params.
