@@ -1,4 +1,4 @@
-// Every scheduled job: its cron line (UTC) and its body. The clock only enqueues; workers run bodies.
+// Every scheduled job, by name: its cron line (UTC) and its body. The clock only enqueues; workers run bodies.
 
 import { insightsFromAnomalies } from '../lib/insights/anomalies';
 import { detectAnomalies } from './anomalies';
@@ -34,14 +34,8 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
     },
   },
   { name: 'expire-sessions', cron: '17 * * * *', scope: [], run: (ctx) => expireSessions(ctx.pool) },
-  // Days close 26 h after they end; every 10 minutes keeps the rollups within minutes of that. It rolls up
-  // whichever days are missing or had late events, so a day is not a scope it takes; a website is.
-  {
-    name: 'rollup-daily',
-    cron: '*/10 * * * *',
-    scope: ['websiteId'],
-    run: (ctx, scope) => rollupDaily(ctx.pool, ctx.clickhouse, ctx.logger, Date.now(), { websiteId: scope.websiteId }),
-  },
+  // Nightly: each website's latest complete local day (for zones west of UTC, the day before UTC's yesterday).
+  { name: 'insights', cron: '35 1 * * *', run: (ctx, scope) => insightsJob(ctx, scope) },
   // Nightly, after most zones' midnight has passed and the rollups caught up; as of each website's yesterday.
   { name: 'ltv', cron: '30 3 * * *', run: (ctx, scope) => ltvJob(ctx, scope) },
   // Nightly, after every website's previous day has ended in most time zones (cohorts as of that day).
@@ -51,12 +45,18 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
     scope: ['websiteId', 'date'],
     run: (ctx, scope) => retention(ctx, scope),
   },
+  // Days close 26 h after they end; every 10 minutes keeps the rollups within minutes of that. It rolls up
+  // whichever days are missing or had late events, so a day is not a scope it takes; a website is.
+  {
+    name: 'rollup-daily',
+    cron: '*/10 * * * *',
+    scope: ['websiteId'],
+    run: (ctx, scope) => rollupDaily(ctx.pool, ctx.clickhouse, ctx.logger, Date.now(), { websiteId: scope.websiteId }),
+  },
   {
     name: 'sweep-ingest-payloads',
     cron: '43 * * * *',
     scope: [],
     run: (ctx) => sweepIngestPayloads(ctx.redis, ctx.redisPrefix),
   },
-  // Nightly: each website's latest complete local day (for zones west of UTC, the day before UTC's yesterday).
-  { name: 'insights', cron: '35 1 * * *', run: (ctx, scope) => insightsJob(ctx, scope) },
 ];

@@ -116,7 +116,10 @@ describe('tidemark jobs run', () => {
 
   it.each([
     [['jobs', 'run'], new RegExp(`name the job: ${SCHEDULED_JOBS.map((j) => j.name).join(', ')} \\(`)],
-    [['jobs', 'run', 'nope'], /unknown job "nope"; the jobs are expire-sessions, rollup-daily/],
+    [
+      ['jobs', 'run', 'nope'],
+      new RegExp(`unknown job "nope"; the jobs are ${SCHEDULED_JOBS.map((j) => j.name).join(', ')} \\(`),
+    ],
     [['jobs', 'run', 'rollup-daily', 'extra'], /Unexpected argument 'extra'/],
     [['jobs', 'run', 'rollup-daily', '--date', '2026-02-30'], /--date must be a date YYYY-MM-DD/],
     [['jobs', 'run', 'rollup-daily', '--website', 'not-a-uuid'], /--website must be a website id \(UUID\)/],
