@@ -6,25 +6,16 @@ import { type AnomalyMetric, BASELINE_WEEKS, judge, median } from '../lib/anomal
 import { HOUR_MS, type HourFigures, type MeasuredGoal, measureHours } from '../lib/anomalies/measure';
 import { type MetricKey, recordInside, recordOutside } from '../lib/anomalies/store';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
-import type { Logger } from '../lib/log';
-import { addDays, parseDate, startOfDay } from '../lib/stats/time';
+import { withTransaction } from '../lib/db/pool';
+import { addDays, startOfDay } from '../lib/stats/time';
 import { usableTimeZone } from '../lib/stats/timeZones';
+import type { JobScope, StoreJobContext } from './context';
+import { forEachWebsite, type ScopedWebsite, scopeDay } from './scope';
 
 const WEEK_MS = 7 * 24 * HOUR_MS;
 /** The class of a website's anomaly-writes lock (the two-key form: apart from the migrations' and rollups' locks). */
 const LOCK_CLASS = 727_025;
 
-// What a run needs of registry.ts's JobContext and JobScope (that file imports this one: no import back).
-interface Deps {
-  pool: Pool;
-  clickhouse: ClickHouseClient;
-  logger: Logger;
-}
-interface Scope {
-  websiteId?: string;
-  /** YYYY-MM-DD in each website's time zone. */
-  date?: string;
-}
 const FIGURES: readonly Exclude<AnomalyMetric, 'goal_conversions'>[] = [
   'visitors',
   'pageviews',
@@ -45,48 +36,27 @@ export interface AnomalyRun {
   websites: number;
   hours: number;
   opened: OpenedAnomaly[];
-  failed: number;
-}
-
-interface Site {
-  id: string;
-  timezone: string;
 }
 
 /** The hours (UTC starts) a run judges for a website: the last complete one, or every complete one of a day. */
-export function hoursToJudge(site: Site, scope: Scope, now: number): number[] {
+export function hoursToJudge(site: Pick<ScopedWebsite, 'id' | 'timezone'>, scope: JobScope, now: number): number[] {
   const lastComplete = Math.floor(now / HOUR_MS) * HOUR_MS - HOUR_MS;
-  if (!scope.date) return [lastComplete];
-  const day = parseDate(scope.date);
-  if (!day) throw new RangeError(`date must be YYYY-MM-DD, not ${scope.date}`);
+  const day = scopeDay(scope);
+  if (!day) return [lastComplete];
   const tz = usableTimeZone(site.timezone);
   const out: number[] = [];
   for (let h = startOfDay(day, tz); h < startOfDay(addDays(day, 1), tz) && h <= lastComplete; h += HOUR_MS) out.push(h);
   return out;
 }
 
-export async function detectAnomalies(ctx: Deps, scope: Scope, now = Date.now()): Promise<AnomalyRun> {
-  // A malformed date fails the run at once, not once per website.
-  if (scope.date !== undefined && !parseDate(scope.date))
-    throw new RangeError(`date must be YYYY-MM-DD, not ${scope.date}`);
-  const { rows: sites } = await ctx.pool.query<Site>(
-    `SELECT id, timezone FROM websites WHERE ${scope.websiteId ? 'id = $1' : 'is_active'} ORDER BY created_at, id`,
-    scope.websiteId ? [scope.websiteId] : [],
-  );
-  const run: AnomalyRun = { websites: 0, hours: 0, opened: [], failed: 0 };
-  for (const site of sites) {
-    // One website's failure must not starve the others; the job fails afterwards so that it is retried.
-    try {
-      const hours = hoursToJudge(site, scope, now);
-      run.opened.push(...(await detectForWebsite(ctx.pool, ctx.clickhouse, site.id, hours)));
-      run.websites += 1;
-      run.hours += hours.length;
-    } catch (err) {
-      run.failed += 1;
-      ctx.logger.error({ err, websiteId: site.id }, 'anomaly detection failed for a website');
-    }
-  }
-  if (run.failed) throw new Error(`anomaly detection failed for ${run.failed} of ${sites.length} websites`);
+export async function detectAnomalies(ctx: StoreJobContext, scope: JobScope, now = Date.now()): Promise<AnomalyRun> {
+  scopeDay(scope);
+  const run: AnomalyRun = { websites: 0, hours: 0, opened: [] };
+  run.websites = await forEachWebsite(ctx, scope, 'anomalies', async (site) => {
+    const hours = hoursToJudge(site, scope, now);
+    run.opened.push(...(await detectForWebsite(ctx.pool, ctx.clickhouse, site.id, hours)));
+    run.hours += hours.length;
+  });
   return run;
 }
 
@@ -106,19 +76,10 @@ export async function detectForWebsite(
   const figures = await measureHours(clickhouse, websiteId, goals, needed);
   // The writes of one website in one transaction, under its lock: a run for the same website (the clock's and
   // `tidemark jobs run`) waits rather than interleave its hours, and a failure leaves nothing half-written.
-  const db = await pool.connect();
-  try {
-    await db.query('BEGIN');
+  return withTransaction(pool, async (db) => {
     await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, websiteId]);
-    const opened = await judgeHours(db, websiteId, goals, figures, hours);
-    await db.query('COMMIT');
-    return opened;
-  } catch (err) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    db.release();
-  }
+    return judgeHours(db, websiteId, goals, figures, hours);
+  });
 }
 
 async function judgeHours(

@@ -23,3 +23,6 @@ export interface JobScope {
   /** YYYY-MM-DD: the day (in each website's timezone) the run is for; absent = the latest complete period. */
   date?: string;
 }
+
+/** What a job body that reads and writes the stores needs (tests and the benchmark give only this). */
+export type StoreJobContext = Pick<JobContext, 'pool' | 'clickhouse' | 'logger'>;

@@ -1,6 +1,7 @@
 // Insights in PostgreSQL (sql/postgres/016_insights.sql): the nightly job's rows written by their stable key,
 // and the endpoint's filtered, paginated read.
 import type { Pool, PoolClient } from 'pg';
+import { withTransaction } from '../db/pool';
 import type { Insight, InsightsData, InsightsQuery, InsightType, Severity } from './schemas';
 import { finite } from './text';
 
@@ -86,21 +87,13 @@ export async function writeDayInsights(
   createdAt: Date,
   drafts: readonly InsightDraft[],
 ): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await withTransaction(pool, async (client) => {
     for (const d of drafts) await upsertInsight(client, websiteId, d, asOf, createdAt);
     await client.query(
       `DELETE FROM insights WHERE website_id = $1 AND as_of = $2 AND anomaly_id IS NULL AND NOT (key = ANY($3))`,
       [websiteId, asOf, drafts.map(insightKey)],
     );
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 interface InsightRow {

@@ -3,6 +3,7 @@
 // /metrics reads. Bounded: a job keeps its newest KEPT_RUNS rows.
 import type { Pool } from 'pg';
 import { maskUrlPassword } from '../config';
+import { withTransaction } from '../db/pool';
 import type { Logger } from '../log';
 
 /** Newest runs kept per job: about a week of a job every 10 minutes, or a few 90-day recomputes. */
@@ -48,9 +49,7 @@ export async function recordJobRun(pool: Pool, run: JobRun): Promise<void> {
   const seconds = run.durationMs / 1000;
   const ok = run.outcome === 'ok';
   const inBucket = JOB_DURATION_BUCKETS.map((bound) => (seconds <= bound ? 1 : 0));
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await withTransaction(pool, async (client) => {
     await client.query(
       `INSERT INTO job_runs (job, scope, run_by, queue_job_id, attempt, started_at, duration_ms, outcome, error)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -79,13 +78,7 @@ export async function recordJobRun(pool: Pool, run: JobRun): Promise<void> {
          last_failure_at = greatest(t.last_failure_at, EXCLUDED.last_failure_at)`,
       [run.job, ok ? 0 : 1, seconds, inBucket, ok ? finishedAt(run) : null, ok ? null : finishedAt(run)],
     );
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
   await pool.query(
     `DELETE FROM job_runs WHERE job = $1 AND (started_at, id) <= (
        SELECT started_at, id FROM job_runs WHERE job = $1 ORDER BY started_at DESC, id DESC OFFSET $2 LIMIT 1)`,

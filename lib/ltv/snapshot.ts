@@ -3,6 +3,7 @@
 // the External API and the dashboard without touching the events.
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../clickhouse/client';
+import { withTransaction } from '../db/pool';
 import { monday } from '../stats/period';
 import { type LtvCell, ltvCells, ltvTotals } from '../stats/reads/ltvCohorts';
 import { addDays, formatDate, type LocalDate, parseDate, startOfDay } from '../stats/time';
@@ -121,9 +122,7 @@ export async function computeLtv(
 
 /** Replaces the website's stored snapshot with `s` (one transaction: readers see the old or the new one whole). */
 export async function saveLtv(pool: Pool, websiteId: string, s: LtvSnapshot, computedAt = new Date()): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await withTransaction(pool, async (client) => {
     // The snapshot row first: it locks the website's snapshot, so a concurrent run waits here and then deletes
     // this run's cohorts, rather than both deleting the old ones and colliding on insert.
     await client.query(
@@ -159,11 +158,5 @@ export async function saveLtv(pool: Pool, websiteId: string, s: LtvSnapshot, com
         [websiteId, JSON.stringify(s.cohorts)],
       );
     }
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }

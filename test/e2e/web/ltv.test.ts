@@ -63,8 +63,6 @@ beforeAll(async () => {
     {
       pool: ctx.pool,
       clickhouse: ctx.clickhouse,
-      redis: ctx.redis,
-      redisPrefix: ctx.config.REDIS_PREFIX,
       logger: ctx.logger,
     },
     { websiteId: site.id },
@@ -125,8 +123,6 @@ it('says when nothing is computed yet, and when there are no customers', async (
     {
       pool: ctx.pool,
       clickhouse: ctx.clickhouse,
-      redis: ctx.redis,
-      redisPrefix: ctx.config.REDIS_PREFIX,
       logger: ctx.logger,
     },
     { websiteId: empty.id },

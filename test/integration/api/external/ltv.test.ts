@@ -49,8 +49,6 @@ describe('GET /revenue/:websiteId/ltv', () => {
       {
         pool: ctx.pool,
         clickhouse: ctx.clickhouse,
-        redis: ctx.redis,
-        redisPrefix: ctx.config.REDIS_PREFIX,
         logger: ctx.logger,
       },
       { websiteId: siteId },
