@@ -28,6 +28,34 @@ export function Field({ label, hint, error, id, ...input }: InputProps) {
   );
 }
 
+/** A choice among a few options, named for screen readers (the options say what it is to sighted readers). */
+export function Choice<T extends string>({
+  label,
+  value,
+  options,
+  onChange,
+  class: className,
+}: {
+  label: string;
+  value: T;
+  options: readonly { id: T; label: string }[];
+  onChange(value: T): void;
+  class?: string;
+}) {
+  return (
+    <label class={className}>
+      <span class="visually-hidden">{label}</span>
+      <select value={value} onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value as T)}>
+        {options.map((o) => (
+          <option key={o.id} value={o.id}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** A password being chosen: the server's rule (8 to 512 characters) stated and checked before sending. */
 export function NewPasswordField({
   label = 'Password',

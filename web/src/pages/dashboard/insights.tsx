@@ -6,6 +6,7 @@ import type { Insight, InsightsData, InsightType, Severity } from '../../../../l
 import { get, qs } from '../../lib/api';
 import { dateTime, relative } from '../../lib/format';
 import { useData } from '../../lib/useData';
+import { Choice } from '../../ui/form';
 import { Panel } from '../../ui/panel';
 import { Empty, ErrorNote, Loading } from '../../ui/states';
 import type { SectionProps } from './section';
@@ -95,38 +96,24 @@ export default function Insights({ site }: SectionProps) {
         }}
       >
         <div class="insight-filters">
-          <label>
-            <span class="visually-hidden">Severity</span>
-            <select
-              value={severity}
-              onChange={(e) => {
-                setPages(1);
-                setSeverity((e.currentTarget as HTMLSelectElement).value as Severity | 'all');
-              }}
-            >
-              {SEVERITIES.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.label}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            <span class="visually-hidden">Period</span>
-            <select
-              value={range}
-              onChange={(e) => {
-                setPages(1);
-                setRange((e.currentTarget as HTMLSelectElement).value);
-              }}
-            >
-              {RANGES.map((r) => (
-                <option key={r.id} value={r.id}>
-                  {r.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Choice
+            label="Severity"
+            value={severity}
+            options={SEVERITIES}
+            onChange={(v) => {
+              setPages(1);
+              setSeverity(v);
+            }}
+          />
+          <Choice
+            label="Period"
+            value={range}
+            options={RANGES}
+            onChange={(v) => {
+              setPages(1);
+              setRange(v);
+            }}
+          />
           {feed.data && (
             <span class="muted small">
               {feed.data.pagination.total} {feed.data.pagination.total === 1 ? 'insight' : 'insights'}

@@ -8,6 +8,7 @@ import { get } from '../../lib/api';
 import { compact, money, moneyExact } from '../../lib/format';
 import { useData } from '../../lib/useData';
 import { type ChartSeries, LineChart } from '../../ui/chart';
+import { Choice } from '../../ui/form';
 import { Panel } from '../../ui/panel';
 import { Empty, ErrorNote, Loading } from '../../ui/states';
 import type { SectionProps } from './section';
@@ -59,16 +60,7 @@ export default function LifetimeValue({ site }: SectionProps) {
     [site.id, granularity, range],
   );
   const rangePicker = (
-    <label class="ltv-range">
-      <span class="visually-hidden">Cohorts from</span>
-      <select value={range} onChange={(e) => setRange((e.currentTarget as HTMLSelectElement).value)}>
-        {RANGES.map((r) => (
-          <option key={r.id} value={r.id}>
-            {r.label}
-          </option>
-        ))}
-      </select>
-    </label>
+    <Choice class="ltv-range" label="Cohorts from" value={range} options={RANGES} onChange={setRange} />
   );
   return (
     <div class="sections">
