@@ -5,7 +5,7 @@ import type { RangeName } from '../external/schemas';
 import { resolveRange } from '../stats/period';
 import { formatDate } from '../stats/time';
 import type { LtvData } from './schemas';
-import { type LtvGranularity, periodStart } from './snapshot';
+import { type LtvCohortRow, type LtvGranularity, type LtvSnapshot, periodStart } from './snapshot';
 
 export async function ltvReport(
   pool: Pool,
@@ -15,20 +15,15 @@ export async function ltvReport(
   now = Date.now(),
 ): Promise<LtvData> {
   const p = resolveRange(range, site.timezone, now);
-  // One statement, so the summary and the cohorts come from the same snapshot even while the job replaces it.
-  const { rows } = await pool.query<{
-    revenue_currency: string;
-    as_of: string | null;
-    currency: string;
-    average_ltv_30d: number;
-    average_ltv_90d: number;
-    customers_30d: number;
-    customers_90d: number;
-    unconverted_purchases: number;
-    unconverted_currencies: string[];
-    unattributed_purchases: number;
-    cohorts: { cohort_date: string; customers: number; cumulative: number[] }[];
-  }>(
+  // One statement, so the summary and the cohorts come from the same snapshot even while the job replaces it
+  // (its columns are null before the job's first run; the website's own currency stands in then).
+  const { rows } = await pool.query<
+    Omit<LtvSnapshot, 'as_of' | 'cohorts'> & {
+      revenue_currency: string;
+      as_of: string | null;
+      cohorts: Omit<LtvCohortRow, 'granularity'>[];
+    }
+  >(
     `SELECT w.revenue_currency, to_char(s.as_of, 'YYYY-MM-DD') AS as_of, s.currency, s.average_ltv_30d,
             s.average_ltv_90d, s.customers_30d, s.customers_90d, s.unconverted_purchases,
             s.unconverted_currencies, s.unattributed_purchases,
