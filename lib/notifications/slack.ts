@@ -16,25 +16,33 @@ const SLACK_TIMEOUT_MS = 10_000;
 
 export class SlackError extends Error {}
 
-/** dns.lookup that refuses every answer naming a private, loopback or link-local address. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, '', 0);
-    const list = addresses as dns.LookupAddress[];
-    const bad = list.find((a) => isPrivateHost(a.address));
-    if (bad || list.length === 0) {
-      return callback(new SlackError('the webhook host resolves to a private address'), '', 0);
-    }
-    if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-    callback(null, list[0].address, list[0].family);
-  });
-};
+/** How a host name becomes addresses: dns.lookup (every address); tests give their own resolver. */
+export type Resolver = (hostname: string) => Promise<dns.LookupAddress[]>;
+const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true });
+
+/** A net lookup that refuses every answer naming a private, loopback or link-local address. */
+export function publicOnlyLookup(resolve: Resolver = systemResolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (list) => {
+        const family = options.family === 4 || options.family === 6 ? options.family : undefined;
+        const usable = list.filter((a) => family === undefined || a.family === family);
+        if (list.some((a) => isPrivateHost(a.address)) || usable.length === 0) {
+          return callback(new SlackError('the webhook host resolves to a private address'), '', 0);
+        }
+        if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, usable);
+        callback(null, usable[0].address, usable[0].family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, '', 0),
+    );
+  };
+}
 
 /** Posts one message; throws SlackError (never naming the URL, a secret) unless the receiver answers 2xx. */
 export async function postToSlack(
   url: string,
   message: SlackMessage,
-  opts: { allowPrivate: boolean; timeoutMs?: number },
+  opts: { allowPrivate: boolean; timeoutMs?: number; resolver?: Resolver },
 ): Promise<void> {
   const problem = webhookUrlProblem(url, opts.allowPrivate);
   if (problem) throw new SlackError(`Slack webhook refused: ${problem}`);
@@ -48,7 +56,7 @@ export async function postToSlack(
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
         timeout: opts.timeoutMs ?? SLACK_TIMEOUT_MS,
-        ...(opts.allowPrivate ? {} : { lookup: publicOnlyLookup }),
+        ...(opts.allowPrivate ? {} : { lookup: publicOnlyLookup(opts.resolver) }),
       },
       (res) => {
         res.resume();
