@@ -8,19 +8,20 @@ import { type MailSettingsOf, mailerFor } from './mailer';
 
 export type InviteEmailOutcome = { status: 'sent' } | { status: 'off' } | { status: 'failed'; reason: string };
 
+/** Never throws: the outcome says whether the email went, and why not. */
 export async function sendInviteEmail(
   settings: MailSettingsOf,
   logger: Logger,
   invite: Pick<InviteView, 'email' | 'role' | 'expires_at' | 'team'>,
   url: string,
 ): Promise<InviteEmailOutcome> {
-  const mail = mailerFor(settings, logger);
-  if (!mail) return { status: 'off' };
   const subject = `You are invited to join ${invite.team.name} on Tidemark`;
   const until = invite.expires_at.slice(0, 10);
   const line = `You have been invited to join the team ${invite.team.name} on Tidemark as ${invite.role}.`;
   const how = `Open this link to accept, signing in or creating your account on the way (valid until ${until}; it works once):`;
   try {
+    const mail = mailerFor(settings, logger);
+    if (!mail) return { status: 'off' };
     await mail.send({
       to: invite.email,
       subject,
