@@ -1,9 +1,15 @@
 // The anomaly-alerts job: a real SMTP server (smtp-server, messages parsed by mailparser) and a loopback HTTP
 // server as the Slack-compatible receiver. Anomaly rows are written straight into PostgreSQL, as the hourly
 // anomalies job writes them.
+import { Worker } from 'bullmq';
 import { anomalyAlerts } from '../../../jobs/anomalyAlerts';
+import { SCHEDULED_JOB_OPTIONS, scheduledJobId } from '../../../jobs/clock';
+import type { JobContext } from '../../../jobs/registry';
 import { EMAIL_OFF } from '../../../lib/notifications/deliver';
 import { postToSlack, publicOnlyLookup } from '../../../lib/notifications/slack';
+import { createProducerQueue, QUEUE_NAMES } from '../../../lib/queue/queues';
+import { bullPrefix, createRedis } from '../../../lib/redis';
+import { jobsProcessor } from '../../../workers/jobsRunner';
 import { createWebsite, registerUser } from '../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../helpers/context';
 import { client } from '../../helpers/http';
@@ -131,6 +137,64 @@ describe('the anomaly-alerts job', () => {
   });
 });
 
+describe('scheduled by the clock, sent by the worker', () => {
+  it('a worker runs the enqueued job with the configuration and sends', async () => {
+    await ctx.pool.query(
+      `INSERT INTO anomalies (website_id, metric_name, expected_value, actual_value, deviation_percentage, severity,
+                              started_at, last_seen_at, detected_at)
+       VALUES ($1, 'error_rate', 1, 9, 800, 'critical', now(), now(), now())`,
+      [site],
+    );
+    const connection = createRedis(ctx.config.REDIS_URL, 'worker', 'tidemark-test-worker');
+    const jobCtx: JobContext = {
+      pool: ctx.pool,
+      clickhouse: ctx.clickhouse,
+      redis: connection,
+      redisPrefix: ctx.config.REDIS_PREFIX,
+      logger: ctx.logger,
+      config: ctx.config,
+    };
+    const worker = new Worker(QUEUE_NAMES.jobs, jobsProcessor(jobCtx), {
+      connection,
+      prefix: bullPrefix(ctx.config.REDIS_PREFIX),
+    });
+    const queue = createProducerQueue(QUEUE_NAMES.jobs, ctx.config.REDIS_URL, ctx.config.REDIS_PREFIX);
+    try {
+      // As the clock enqueues it: an empty scope, the deterministic id.
+      const job = await queue.add(
+        'anomaly-alerts',
+        {},
+        { ...SCHEDULED_JOB_OPTIONS, jobId: scheduledJobId('anomaly-alerts', new Date()) },
+      );
+      const until = Date.now() + 15_000;
+      while (!(await job.isCompleted()) && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+      // The new error-rate anomaly to both targets, and the critical one resolved above to both.
+      expect((await queue.getJob(job.id as string))?.returnvalue).toEqual({
+        websites: 1,
+        alerts: 2,
+        resolutions: 2,
+        failed: 0,
+        email: 'on',
+      });
+      await mailbox.waitFor(5);
+      expect(
+        mailbox
+          .to(OPS)
+          .map((m) => m.subject)
+          .slice(3),
+      ).toEqual([
+        'Resolved on alerts.example.com: Bounce rate is back to normal',
+        'Critical anomaly on alerts.example.com: Error rate 800% above expected',
+      ]);
+      expect(slack.bodies).toHaveLength(5);
+    } finally {
+      await worker.close();
+      await queue.close();
+      connection.disconnect();
+    }
+  });
+});
+
 describe('the Slack sender', () => {
   it('refuses loopback, private and link-local addresses unless WEBHOOK_ALLOW_PRIVATE', async () => {
     for (const url of [slack.url, 'https://10.1.2.3/hook', 'https://169.254.169.254/latest', 'https://[::1]/x']) {
@@ -143,7 +207,7 @@ describe('the Slack sender', () => {
     await expect(
       postToSlack(`https://hooks.example.com:${port}/x`, { text: 'x' }, { allowPrivate: false, resolver: rebinding }),
     ).rejects.toThrow('the webhook host resolves to a private address');
-    expect(slack.bodies).toHaveLength(3);
+    expect(slack.bodies).toHaveLength(5);
   });
 
   it('gives up on a receiver that does not answer in time', async () => {

@@ -182,6 +182,27 @@ describe('the email-reports job', () => {
   });
 });
 
+describe("a website's own time zone", () => {
+  it('gets its Monday report once Monday has begun there, not on UTC Monday', async () => {
+    const id = (await createWebsite(ctx, owner, 'ny.example.com')).id;
+    await ctx.pool.query("UPDATE websites SET timezone = 'America/New_York' WHERE id = $1", [id]);
+    await client(ctx.baseUrl)('PUT', `/api/websites/${id}/notifications`, {
+      token: owner.token,
+      body: { weekly_report: true, report_recipients: ['carol@example.com'] },
+    });
+    const ny = (iso: string) => emailReports(ctx, { websiteId: id }, Date.parse(iso));
+    // 04:59 UTC on Monday 23 Nov is 23:59 on Sunday in New York (UTC−5): nothing yet.
+    expect(await ny('2026-11-23T04:59:00Z')).toMatchObject({ reports: 0, sent: 0 });
+    const before = mailbox.messages.length;
+    expect(await ny('2026-11-23T05:25:00Z')).toMatchObject({ reports: 1, sent: 1 });
+    await mailbox.waitFor(before + 1);
+    const [mail] = mailbox.to('carol@example.com');
+    expect(mail.subject).toBe('Weekly report for Site ny.example.com: 16 Nov 2026 – 22 Nov 2026');
+    // 04:59 UTC on Tuesday is still Monday there: the same report, not sent again.
+    expect(await ny('2026-11-24T04:59:00Z')).toMatchObject({ reports: 1, sent: 0 });
+  });
+});
+
 describe('without SMTP_URL', () => {
   it('attempts nothing and says that email is off', async () => {
     const quiet = await createTestContext();
