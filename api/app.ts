@@ -35,6 +35,7 @@ import { publicRoutes } from './routes/public';
 import { shareQueryRoutes, shareRoutes, sharingRoutes } from './routes/share';
 import { teamRoutes } from './routes/teams';
 import { trackerRoutes } from './routes/tracker';
+import { unsubscribeRoutes } from './routes/unsubscribe';
 import { userRoutes } from './routes/users';
 import { websiteRoutes } from './routes/websites';
 
@@ -60,6 +61,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(browserIngestRoutes(deps, enqueue));
   // Widgets and real-time counters: no credential, CORS for any origin, a per-address limit.
   app.use(publicRoutes(deps));
+  // Email unsubscribe links: no sign-in, the signed token is the credential.
+  app.use(unsubscribeRoutes(deps));
 
   const json = express.json({ limit: '1mb', strict: true });
   // Plausible's query API answers errors in Plausible's shape, its unreadable bodies too.

@@ -1,6 +1,7 @@
 // What a job body is given: the stores, and the scope of the run (jobs/registry.ts lists the jobs).
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
+import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { Redis } from '../lib/redis';
 
@@ -11,6 +12,8 @@ export interface JobContext {
   redis: Redis;
   redisPrefix: string;
   logger: Logger;
+  /** The process configuration: the notification jobs read SMTP_URL, MAIL_FROM, PUBLIC_URL and JWT_SECRET. */
+  config?: Config;
 }
 
 /**

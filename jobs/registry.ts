@@ -2,7 +2,9 @@
 
 import { insightsFromAnomalies } from '../lib/insights/anomalies';
 import { detectAnomalies } from './anomalies';
+import { anomalyAlerts } from './anomalyAlerts';
 import type { JobContext, JobScope } from './context';
+import { emailReports } from './emailReports';
 import { expireSessions } from './expireSessions';
 import { insightsJob } from './insights';
 import { ltvJob } from './ltv';
@@ -33,6 +35,16 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
       return run;
     },
   },
+  // Every 5 minutes: an anomaly the hourly run opened (or resolved) is told within minutes, once per recipient.
+  {
+    name: 'anomaly-alerts',
+    cron: '*/5 * * * *',
+    scope: ['websiteId'],
+    run: (ctx, scope) => anomalyAlerts(ctx, scope),
+  },
+  // Hourly, so that every time zone gets its Monday (weekly) and 1st-of-month (monthly) report early in its
+  // day; the first run of that local day sends and the sent log makes the others (and re-runs) send nothing.
+  { name: 'email-reports', cron: '25 * * * *', run: (ctx, scope) => emailReports(ctx, scope) },
   { name: 'expire-sessions', cron: '17 * * * *', scope: [], run: (ctx) => expireSessions(ctx.pool) },
   // Nightly: each website's latest complete local day (for zones west of UTC, the day before UTC's yesterday).
   { name: 'insights', cron: '35 1 * * *', run: (ctx, scope) => insightsJob(ctx, scope) },

@@ -162,6 +162,10 @@ const envSchema = z.object({
   ALLOW_VOLATILE_QUEUE: bool.default(false),
   /** Notification webhooks may be http:// and point at private or loopback hosts (a test or intranet install). */
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  /** smtp(s)://user:password@host:port: email (reports, alerts, invites) is off while unset. */
+  SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+  /** The From of every email: an address or `Name <address>`; tidemark@<PUBLIC_URL's host> when unset. */
+  MAIL_FROM: z.string().trim().min(3).max(320).optional(),
   SIGNUP_LIMIT_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(5),
   SIGNUP_LIMIT_TOTAL: z.coerce.number().int().min(1).max(1_000_000).default(50),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),

@@ -40,7 +40,7 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
   await warnUnlessNoEviction(connection, logger);
   const jobs = new Worker(
     QUEUE_NAMES.jobs,
-    jobsProcessor({ pool, clickhouse, redis: connection, redisPrefix: config.REDIS_PREFIX, logger }),
+    jobsProcessor({ pool, clickhouse, redis: connection, redisPrefix: config.REDIS_PREFIX, logger, config }),
     {
       connection,
       prefix: bullPrefix(config.REDIS_PREFIX),

@@ -15,6 +15,7 @@ import { requireTeamRole } from '../../lib/accounts/teams';
 import { getUser } from '../../lib/accounts/users';
 import { takeAttempt, windowKeys } from '../../lib/auth/windows';
 import { badRequest, orUnavailable, rateLimited, unauthorized } from '../../lib/errors';
+import { sendInviteEmail } from '../../lib/notifications/inviteEmail';
 import type { AppDeps } from '../deps';
 import { jwtUser, requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
@@ -42,7 +43,10 @@ export function teamInviteRoutes(deps: AppDeps): Router {
     );
     if (wait > 0) throw rateLimited('Too many invites; try again later', wait);
     const { invite, token } = await createInvite(pool, t.id, { role, userId: userId(res) }, body.email, body.role);
-    sendData(res, { ...invite, url: inviteUrl(config.PUBLIC_URL, token), token } satisfies CreatedInviteView, 201);
+    const url = inviteUrl(config.PUBLIC_URL, token);
+    sendData(res, { ...invite, url, token } satisfies CreatedInviteView, 201);
+    // After the answer, in this process: the invite is made whatever becomes of the email (failures are logged).
+    void sendInviteEmail(config, deps.logger, invite, url);
   });
 
   router.get('/', async (req, res) => {

@@ -4,6 +4,8 @@ import { email as emailSchema, password as passwordSchema, role as roleSchema } 
 import { getTeam, setTeamLimits, setTeamPlan } from '../../lib/accounts/teams';
 import { createUser, findUserByEmail, setPassword } from '../../lib/accounts/users';
 import { clickHouseTarget, createClickHouse } from '../../lib/clickhouse/client';
+import { createLogger } from '../../lib/log';
+import { sendInviteEmail } from '../../lib/notifications/inviteEmail';
 import { PLANS, parsePlanName } from '../../lib/plans';
 import { restampRetention } from '../../lib/retention';
 import { type Context, type Io, parseWith, requireString, requireUuid, UsageError, type Values } from '../context';
@@ -75,7 +77,13 @@ export async function runInvite(v: Values, ctx: Context): Promise<void> {
   ctx.io.out(
     `invite for ${invite.email} to team ${invite.team.name} as ${invite.role}, valid until ${invite.expires_at}:`,
   );
-  ctx.io.out(inviteUrl(ctx.config.PUBLIC_URL, token));
+  const url = inviteUrl(ctx.config.PUBLIC_URL, token);
+  ctx.io.out(url);
+  const emailed = await sendInviteEmail(ctx.config, createLogger('silent', 'cli'), invite, url);
+  if (emailed.status === 'sent') ctx.io.out(`emailed to ${invite.email}`);
+  else if (emailed.status === 'off')
+    ctx.io.out('not emailed: email is off (SMTP_URL is not set); send the link yourself');
+  else ctx.io.out(`not emailed (${emailed.reason}); send the link yourself`);
 }
 
 function parseLimit(value: string, flag: string): number | null | 'plan' {

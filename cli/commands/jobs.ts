@@ -81,6 +81,7 @@ export async function runJob(v: Values, ctx: Context, jobs: readonly ScheduledJo
       clickhouse,
       redis,
       redisPrefix: ctx.config.REDIS_PREFIX,
+      config: ctx.config,
       // The body's log lines go to stderr: stdout carries the progress lines.
       logger: createLogger('warn', 'cli', { write: (line: string) => ctx.io.err(line) }),
     };

@@ -13,6 +13,7 @@ import { registerFunnels } from './funnels';
 import { registerIngestion } from './ingestion';
 import { registerInsights } from './insights';
 import { registerLtv } from './ltv';
+import { registerNotifications } from './notifications';
 import { registerPlausibleApi } from './plausible';
 import { registerPublic } from './public';
 import { registerRetention } from './retention';
@@ -45,6 +46,7 @@ function registry(): OpenAPIRegistry {
   registerConversations(r);
   registerAnnotations(r);
   registerPublic(r);
+  registerNotifications(r);
   registerShare(r);
   return r;
 }
