@@ -15,8 +15,9 @@ import {
 } from '../lib/notifications/deliver';
 import { buildReport, periodKey, type ReportKind, renderReport, reportPeriod } from '../lib/notifications/report';
 import { sendOnce } from '../lib/notifications/sentLog';
-import { type LocalDate, parseDate, today } from '../lib/stats/time';
+import { type LocalDate, today } from '../lib/stats/time';
 import { usableTimeZone } from '../lib/stats/timeZones';
+import { scopeDay } from './scope';
 
 interface Scope {
   websiteId?: string;
@@ -47,8 +48,7 @@ export async function emailReports(
   scope: Scope,
   now = Date.now(),
 ): Promise<EmailReportsRun> {
-  const requested = scope.date === undefined ? undefined : parseDate(scope.date);
-  if (scope.date !== undefined && !requested) throw new Error(`email-reports: date ${scope.date} is not YYYY-MM-DD`);
+  const requested = scopeDay(scope);
   const settings = notifySettings(ctx);
   const mail = mailer(ctx);
   const run: EmailReportsRun = { websites: 0, reports: 0, sent: 0, failed: 0, email: 'on' };
