@@ -3,7 +3,8 @@
 // the nightly jobs for that website — retention, LTV, insights — ≤ 60 s together; the hourly anomaly job
 // ≤ 5 s per website).
 //
-//   npx tsc -p tsconfig.json && node dist/bench/intelligence.js [--events 10000000] [--runs 30] [--job-runs 3] [--keep]
+//   npx tsc -p tsconfig.json && node dist/bench/intelligence.js [--events 10000000] [--runs 30] [--job-runs 3]
+//        [--ingest 20] [--keep]
 //
 // Starts the whole service on fresh resources (bench/service.ts), fills one website with the generated events
 // (every visitor a server-sent id), purchases (one in ten in EUR, one in twenty refunded; an EUR rate set with
@@ -12,16 +13,30 @@
 // benchmark's process against the service's stores) for that website: the nightly ones --job-runs times, the
 // anomaly job for the last complete hour --job-runs times and once for yesterday's 24 hours. Wall time, CPU of
 // this process (the job's Node side) and of the store, and the ratio to a bare scan of the site's events timed
-// in the same run. Last, each endpoint over HTTP with the full_access key, one request at a time (3 warm-ups,
-// then --runs), with its ratio to GET /analytics/{id} over 30 days.
+// in the same run. Then ingestion at 10,000 events/s (bench/ingest-load.ts, its own process) for --ingest
+// seconds alone, and again while the four jobs run over and over: accepted events/s and batch latency. Last,
+// each endpoint over HTTP with the full_access key, one request at a time (3 warm-ups, then --runs), with its
+// ratio to GET /analytics/{id} over 30 days.
 import { parseArgs } from 'node:util';
 import { Pool } from 'pg';
 import { type JobContext, type JobScope, SCHEDULED_JOBS } from '../jobs/registry';
 import { createLogger } from '../lib/log';
 import { createRedis, waitReady } from '../lib/redis';
 import { generateBrowserData, generateEvents, generatePurchases, rollUp, settleMerges } from './generate';
+import type { LoadResult } from './ingest-load';
 import { cpuMs, cpuSnapshot, serviceProcesses } from './processes';
-import { log, runBenchmark, runCli, type Service, startService, timeGet, timingHeader, timingRow } from './service';
+import {
+  log,
+  runBenchmark,
+  runCli,
+  runProcess,
+  type Service,
+  sleep,
+  startService,
+  timeGet,
+  timingHeader,
+  timingRow,
+} from './service';
 
 const ENDPOINT_TARGET = { p50: 200, p99: 500 };
 const NIGHTLY_TARGET_S = 60;
@@ -73,12 +88,14 @@ async function main(): Promise<number> {
       events: { type: 'string' },
       runs: { type: 'string' },
       'job-runs': { type: 'string' },
+      ingest: { type: 'string' },
       keep: { type: 'boolean' },
     },
   });
   const target = Number(values.events ?? 10_000_000);
   const runs = Number(values.runs ?? 30);
   const jobRuns = Number(values['job-runs'] ?? 3);
+  const ingestSeconds = Number(values.ingest ?? 20);
   if (!(target > 0) || !(runs > 0) || !(jobRuns > 0))
     throw new Error('--events, --runs and --job-runs must be positive');
   const service = await startService({ name: 'intelbench' });
@@ -154,6 +171,45 @@ async function main(): Promise<number> {
       ),
     );
 
+    // Ingestion at 10,000 events/s alone, then while the jobs run back to back (what the worker would do at
+    // worst): the accepted rate and the batches' latency should not move.
+    const ingest = (seconds: number) =>
+      runProcess<LoadResult>(
+        'ingest-load.js',
+        ['--url', service.base, '--key', service.key, '--code', service.website.tracking_code].concat([
+          '--duration',
+          String(seconds),
+          '--rate',
+          '10000',
+          '--batch',
+          '1000',
+          '--concurrency',
+          '4',
+        ]),
+        seconds + 120,
+      );
+    const alone = await ingest(ingestSeconds);
+    const beside = ingest(ingestSeconds);
+    let ingesting = true;
+    beside.finally(() => {
+      ingesting = false;
+    });
+    let rounds = 0;
+    await sleep(2000);
+    while (ingesting) {
+      for (const name of [...NIGHTLY, 'anomalies']) if (ingesting) await timeJob(service, ctx, name, site);
+      rounds++;
+    }
+    const withJobs = await beside;
+    const ingestRow = (name: string, r: LoadResult) =>
+      `${name.padEnd(36)} │ ${`${r.acceptedPerSecond.toLocaleString('en-US')}/s`.padStart(9)} │ ${`${r.latencyMs.p50} / ${r.latencyMs.p99} ms`.padStart(15)} │ errors ${JSON.stringify(r.errorsByStatus)}`;
+    const ingestLines = [
+      `${'ingestion at 10,000 events/s'.padEnd(36)} │ ${'accepted'.padStart(9)} │ ${'batch p50 / p99'.padStart(15)} │`,
+      ingestRow(`alone, ${ingestSeconds} s`, alone),
+      ingestRow(`beside the jobs (${rounds} rounds)`, withJobs),
+      `${'ratio beside / alone'.padEnd(36)} │ ${`${(withJobs.acceptedPerSecond / alone.acceptedPerSecond).toFixed(2)}×`.padStart(9)} │ ${`${(withJobs.latencyMs.p99 / Math.max(1, alone.latencyMs.p99)).toFixed(2)}× p99`.padStart(15)} │`,
+    ];
+
     const id = service.website.id;
     const v1 = '/api/external/v1';
     const baseline = await timeGet(service, `${v1}/analytics/${id}?range=30d`, runs);
@@ -171,6 +227,8 @@ async function main(): Promise<number> {
       `bare scan of the site's events (median of 3): ${scan.toFixed(2)} s`,
       '',
       ...jobLines,
+      '',
+      ...ingestLines,
       '',
       timingHeader(32, true),
       timingRow('GET /analytics/{id} 30d', 32, baseline, ENDPOINT_TARGET, baseline),

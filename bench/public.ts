@@ -10,50 +10,16 @@
 // process): first nothing (ingestion alone, to subtract its CPU), then /healthz as the baseline, then the
 // public endpoints. Per phase: requests/s answered 200, latency from the scheduled send time, and CPU per
 // request of the web role and Redis beyond what ingestion alone used, with its ratio to /healthz's.
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { LoadResult } from './ingest-load';
 import { type CpuSnapshot, cpuMs, cpuSnapshot, type Role, serviceProcesses } from './processes';
 import type { PublicLoadResult } from './public-load';
-import { DIST, log, runBenchmark, sleep, startService } from './service';
+import { DIST, log, runBenchmark, runProcess, sleep, startService } from './service';
 
 const TARGET = { rate: 5_000, p99: 50 };
 const WARMUP_S = 3;
-
-/** Runs a load script as its own process and returns its last JSON line of type "result". */
-function runProcess<T>(script: string, args: string[], timeoutS: number): Promise<T> {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [path.join(DIST, 'bench', script), ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  });
-  let result: T | undefined;
-  const rl = readline.createInterface({ input: child.stdout! });
-  rl.on('line', (line) => {
-    try {
-      const msg = JSON.parse(line) as { type?: string };
-      if (msg.type === 'result') result = msg as T;
-    } catch {
-      // not a JSON line
-    }
-  });
-  child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[${script}] ${d.toString()}`));
-  const killer = setTimeout(() => child.kill('SIGKILL'), timeoutS * 1000);
-  return new Promise((resolve, reject) =>
-    child.on('exit', (code) => {
-      clearTimeout(killer);
-      // The last line may still be in the pipe when the process exits.
-      setTimeout(
-        () => (result ? resolve(result) : reject(new Error(`${script} exited ${code} without a result`))),
-        200,
-      );
-    }),
-  );
-}
 
 interface Phase {
   name: string;

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { type ClickHouseClient, clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
@@ -324,4 +325,36 @@ export async function workerStarted(service: Service): Promise<void> {
     const pid = serviceProcesses(service.supervisorPid).get('worker');
     return pid !== undefined && ageSeconds(pid) > 35 ? true : undefined;
   });
+}
+
+/** Runs a load script as its own process and returns its last JSON line of type "result". */
+export function runProcess<T>(script: string, args: string[], timeoutS: number): Promise<T> {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const child = spawn(process.execPath, [path.join(DIST, 'bench', script), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
+  let result: T | undefined;
+  const rl = readline.createInterface({ input: child.stdout! });
+  rl.on('line', (line) => {
+    try {
+      const msg = JSON.parse(line) as { type?: string };
+      if (msg.type === 'result') result = msg as T;
+    } catch {
+      // not a JSON line
+    }
+  });
+  child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[${script}] ${d.toString()}`));
+  const killer = setTimeout(() => child.kill('SIGKILL'), timeoutS * 1000);
+  return new Promise((resolve, reject) =>
+    child.on('exit', (code) => {
+      clearTimeout(killer);
+      // The last line may still be in the pipe when the process exits.
+      setTimeout(
+        () => (result ? resolve(result) : reject(new Error(`${script} exited ${code} without a result`))),
+        200,
+      );
+    }),
+  );
 }
