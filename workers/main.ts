@@ -11,8 +11,10 @@ import { reachClickHouse, reachPostgres, reachRedis } from '../lib/process/start
 import { WriterLag } from '../lib/queue/lag';
 import { QUEUE_NAMES } from '../lib/queue/queues';
 import { bullPrefix, createRedis, requireRedisVersion, warnUnlessNoEviction } from '../lib/redis';
+import { systemResolve } from '../lib/webhooks/target';
 import { IngestWriter } from './ingestWriter';
 import { jobsProcessor } from './jobsRunner';
+import { startWebhookWorkers } from './webhooks';
 
 // Jobs one worker process holds at once; they are written together in one flush.
 const INGEST_CONCURRENCY = 64;
@@ -70,13 +72,22 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
   ingest.on('failed', (job, err) =>
     logger.error({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'ingest job failed'),
   );
+  // Their own queues and workers: a slow receiver holds webhook slots, never the ingest writer's.
+  const webhooks = startWebhookWorkers({
+    pool,
+    connection,
+    redisPrefix: config.REDIS_PREFIX,
+    logger,
+    rules: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, production: config.NODE_ENV === 'production' },
+    resolve: systemResolve,
+  });
   const stopBeat = startHeartbeat(connection, config.REDIS_PREFIX, 'worker');
   logger.info('worker started');
   return {
     async stop() {
       await stopBeat();
       // close() waits for in-flight jobs; anything unfinished is handed back to the queue as stalled.
-      await Promise.all([jobs.close(), ingest.close()]);
+      await Promise.all([jobs.close(), ingest.close(), webhooks.close()]);
       await writer.drain();
       await Promise.allSettled([pool.end(), clickhouse.close(), connection.quit()]);
       logger.info('worker stopped');
