@@ -1,10 +1,14 @@
 // The webhooks API of issue 26: register, list, change, delete, roles, validation, the URL rules (SSRF at
 // registration, by what a name resolves to as well), the deliveries log, and the signed test delivery.
 
+import fs from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import vm from 'node:vm';
 import { createApp } from '../../../api/app';
 import { createMetrics } from '../../../lib/metrics';
+import { PROJECT_ROOT } from '../../../lib/paths';
 import type { ResolveHost } from '../../../lib/webhooks/target';
 import { createWebsite, registerUser, type TestUser } from '../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../helpers/context';
@@ -62,6 +66,17 @@ afterAll(async () => {
   }
   await ctx.close();
 });
+
+/** The `verified` function of the README's receiver snippet, run as it stands. */
+function readmeVerifier(): (secret: string, header: string, body: string) => boolean {
+  const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const at = readme.indexOf('<!-- example: verify-webhook -->');
+  const code = /```js\n([\s\S]*?)```/.exec(readme.slice(at))?.[1];
+  if (at < 0 || !code) throw new Error('README has no verify-webhook example');
+  const sandbox = { require, Buffer, Date, Math, Number, Object, result: undefined as unknown };
+  vm.runInNewContext(`${code}\nresult = verified;`, sandbox);
+  return sandbox.result as (secret: string, header: string, body: string) => boolean;
+}
 
 const hooks = (siteId: string) => `/api/websites/${siteId}/webhooks`;
 
@@ -268,6 +283,11 @@ describe('POST /:id/test and the deliveries log', () => {
     expect(verifySignature('whsec_another', signature, got.body, now)).toBe(false);
     expect(verifySignature(secret, signature, `${got.body} `, now)).toBe(false);
     expect(verifySignature(secret, signature, got.body, now + 600)).toBe(false); // outside the window
+    // The README's snippet for receivers agrees.
+    const readmeVerified = readmeVerifier();
+    expect(readmeVerified(secret, signature, got.body)).toBe(true);
+    expect(readmeVerified(secret, signature, got.body.replace('test', 'tesT'))).toBe(false);
+    expect(readmeVerified(secret, signature.replace(/t=\d+/, `t=${now - 3600}`), got.body)).toBe(false);
     expect(JSON.parse(got.body)).toEqual({
       event: 'webhook.test',
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
