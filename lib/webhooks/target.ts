@@ -23,7 +23,8 @@ export function targetUrlProblem(value: string, rules: TargetRules): string | un
   // Outside production http is allowed (a receiver on a developer's machine); the other rules hold.
   const problem = webhookUrlProblem(value, rules.allowPrivate);
   if (problem !== 'must be an https URL' || rules.production) return problem;
-  return webhookUrlProblem(value.replace(/^http:/i, 'https:'), false);
+  if (!/^http:/i.test(value.trim())) return 'must be an http(s) URL';
+  return webhookUrlProblem(`https:${value.trim().slice(5)}`, false);
 }
 
 export interface ResolvedTarget {
