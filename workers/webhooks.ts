@@ -47,7 +47,8 @@ export interface WebhookWorkerOptions {
   onWebhookDisabled?: (webhook: { id: string; websiteId: string; reason: string }) => Promise<void> | void;
 }
 
-export const DEFAULT_CAPS: WebhookCaps = { concurrency: 4, perSecond: 50 };
+export const DEFAULT_CAPS: WebhookCaps = { concurrency: 16, perSecond: 1_000 };
+const DEFAULT_CONCURRENCY = 64;
 export const DEFAULT_DISABLE_AFTER: FailureRule = { failures: 20, overMs: 24 * 3_600_000 };
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -151,7 +152,7 @@ export function startWebhookWorkers(o: WebhookWorkerOptions) {
   const sender = new Worker<DeliveryJob>(QUEUE_NAMES.webhookDeliveries, deliver, {
     connection: o.connection,
     prefix,
-    concurrency: o.concurrency ?? 32,
+    concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
     settings: { backoffStrategy: (attemptsMade: number) => delays[Math.min(attemptsMade, delays.length) - 1] ?? 0 },
   });
   events.on('failed', (job, err) =>

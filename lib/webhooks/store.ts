@@ -51,7 +51,7 @@ export function webhookView(w: WebhookRow): WebhookView {
 export async function createWebhook(
   pool: Pool,
   websiteId: string,
-  userId: string,
+  userId: string | null,
   body: CreateWebhookBody,
   secret: string,
 ): Promise<WebhookRow> {
