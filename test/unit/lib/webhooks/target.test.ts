@@ -3,6 +3,7 @@
 import { signatureHeader } from '../../../../lib/webhooks/signature';
 import { deliveryIdFor } from '../../../../lib/webhooks/store';
 import { type ResolveHost, resolveTarget, targetUrlProblem } from '../../../../lib/webhooks/target';
+import { RETRY_DELAYS_MS } from '../../../../workers/webhooks';
 
 const production = { allowPrivate: false, production: true };
 const development = { allowPrivate: false, production: false };
@@ -64,5 +65,15 @@ describe('signing and delivery ids', () => {
     expect(deliveryIdFor('4f0e0d36-1b8f-4bb7-9d55-5a4c7e5a0c11', 'evt-1')).toBe(a);
     expect(deliveryIdFor('4f0e0d36-1b8f-4bb7-9d55-5a4c7e5a0c11', 'evt-2')).not.toBe(a);
     expect(deliveryIdFor('00000000-1b8f-4bb7-9d55-5a4c7e5a0c11', 'evt-1')).not.toBe(a);
+  });
+});
+
+describe('the retry schedule', () => {
+  it('makes 8 attempts over about 15.6 hours, the fifth more than an hour after the first', () => {
+    expect(RETRY_DELAYS_MS.length + 1).toBe(8);
+    const after = (n: number) => RETRY_DELAYS_MS.slice(0, n - 1).reduce((a, b) => a + b, 0);
+    expect(after(5)).toBe((1 + 5 + 30 + 60) * 60_000); // 96 min: a receiver down for an hour still gets it
+    expect(after(8)).toBe(936 * 60_000); // 15.6 h
+    for (let i = 1; i < RETRY_DELAYS_MS.length; i++) expect(RETRY_DELAYS_MS[i]).toBeGreaterThan(RETRY_DELAYS_MS[i - 1]);
   });
 });
