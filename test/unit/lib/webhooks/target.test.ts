@@ -71,9 +71,9 @@ describe('signing and delivery ids', () => {
 describe('the retry schedule', () => {
   it('makes 8 attempts over about 15.6 hours, the fifth more than an hour after the first', () => {
     expect(RETRY_DELAYS_MS.length + 1).toBe(8);
-    const after = (n: number) => RETRY_DELAYS_MS.slice(0, n - 1).reduce((a, b) => a + b, 0);
-    expect(after(5)).toBe((1 + 5 + 30 + 60) * 60_000); // 96 min: a receiver down for an hour still gets it
-    expect(after(8)).toBe(936 * 60_000); // 15.6 h
+    const waitedBefore = (n: number) => RETRY_DELAYS_MS.slice(0, n - 1).reduce((a, b) => a + b, 0);
+    expect(waitedBefore(5)).toBe((1 + 5 + 30 + 60) * 60_000); // 96 min: a receiver down for an hour still gets it
+    expect(waitedBefore(8)).toBe(936 * 60_000); // 15.6 h
     for (let i = 1; i < RETRY_DELAYS_MS.length; i++) expect(RETRY_DELAYS_MS[i]).toBeGreaterThan(RETRY_DELAYS_MS[i - 1]);
   });
 });
