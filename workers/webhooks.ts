@@ -12,6 +12,7 @@ import { type WebhookCaps, WebhookLimiter } from '../lib/webhooks/limits';
 import { sendWebhook } from '../lib/webhooks/send';
 import {
   abandonDelivery,
+  activeSubscriptions,
   countAttempt,
   deliveryIdFor,
   type FailureRule,
@@ -19,7 +20,8 @@ import {
   openDelivery,
   pruneDeliveries,
   recordAttempt,
-  subscribedWebhooks,
+  type Subscription,
+  takes,
 } from '../lib/webhooks/store';
 import type { ResolveHost, TargetRules } from '../lib/webhooks/target';
 
@@ -51,6 +53,7 @@ export const DEFAULT_CAPS: WebhookCaps = { concurrency: 16, perSecond: 1_000 };
 const DEFAULT_CONCURRENCY = 64;
 export const DEFAULT_DISABLE_AFTER: FailureRule = { failures: 20, overMs: 24 * 3_600_000 };
 const DEFAULT_TIMEOUT_MS = 10_000;
+const SUBSCRIPTIONS_TTL_MS = 1_000;
 
 interface DeliveryJob {
   webhookId: string;
@@ -70,9 +73,24 @@ export function startWebhookWorkers(o: WebhookWorkerOptions) {
   deliveries.on('error', () => undefined);
   const limiter = new WebhookLimiter(o.connection, o.redisPrefix, o.caps ?? DEFAULT_CAPS, timeoutMs * 2 + 5_000);
 
+  // A website's subscriptions, read at most once a second per process: a busy website's events would otherwise
+  // each cost a query. A change reaches the fan-out within that second; the delivery re-reads the webhook.
+  const subscriptions = new Map<string, { at: number; list: Promise<Subscription[]> }>();
+  const subscriptionsOf = (websiteId: string) => {
+    const now = Date.now();
+    const cached = subscriptions.get(websiteId);
+    if (cached && now - cached.at < SUBSCRIPTIONS_TTL_MS) return cached.list;
+    if (subscriptions.size > 10_000) subscriptions.clear();
+    const list = activeSubscriptions(o.pool, websiteId);
+    subscriptions.set(websiteId, { at: now, list });
+    list.catch(() => subscriptions.delete(websiteId));
+    return list;
+  };
+
   const fanOut = async (job: Job) => {
     const event = webhookEventJob.parse(job.data) as WebhookEventJob;
-    for (const { id: webhookId } of await subscribedWebhooks(o.pool, event.websiteId, event.event, event.eventName)) {
+    const subscribed = (await subscriptionsOf(event.websiteId)).filter((s) => takes(s, event.event, event.eventName));
+    for (const { id: webhookId } of subscribed) {
       const deliveryId = deliveryIdFor(webhookId, event.key);
       // Logged first: a delivery attempted to its end is not queued again when its event job is repeated after
       // BullMQ forgot the delivery job; one still pending is (re)added, and its job id keeps it single.
@@ -137,7 +155,11 @@ export function startWebhookWorkers(o: WebhookWorkerOptions) {
     }
     const attempt = job.attemptsMade + 1;
     const next = !outcome.ok && attempt <= delays.length ? new Date(Date.now() + delays[attempt - 1]) : null;
-    const disabled = await countAttempt(o.pool, webhook.id, outcome.ok, disableAfter);
+    // A success only matters to the failure run when there is one (the common case costs no query).
+    const disabled =
+      outcome.ok && webhook.failure_streak === 0
+        ? undefined
+        : await countAttempt(o.pool, webhook.id, outcome.ok, disableAfter);
     await recordAttempt(o.pool, d.deliveryId, outcome, disabled ? null : next);
     if (outcome.ok) return;
     if (disabled) {

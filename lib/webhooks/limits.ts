@@ -17,6 +17,20 @@ redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[3])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
 return 1`;
 
+interface LimitCommands {
+  tidemarkWebhookTake(slots: string, rate: string, ...args: string[]): Promise<number>;
+}
+const defined = new WeakSet<Redis>();
+// Sent once and run by its hash (EVALSHA): at hundreds of attempts a second the script's text would be most of
+// what the connection writes.
+function commands(redis: Redis): LimitCommands {
+  if (!defined.has(redis)) {
+    redis.defineCommand('tidemarkWebhookTake', { numberOfKeys: 2, lua: TAKE });
+    defined.add(redis);
+  }
+  return redis as unknown as LimitCommands;
+}
+
 export interface WebhookCaps {
   concurrency: number;
   perSecond: number;
@@ -41,9 +55,7 @@ export class WebhookLimiter {
   /** Takes a slot for `token`; false when the webhook is at one of its caps (the job waits and tries again). */
   async take(webhookId: string, token: string): Promise<boolean> {
     const now = Date.now();
-    const taken = await this.redis.eval(
-      TAKE,
-      2,
+    const taken = await commands(this.redis).tidemarkWebhookTake(
       ...this.keys(webhookId, now),
       String(now),
       String(this.slotTtlMs),

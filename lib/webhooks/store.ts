@@ -132,21 +132,21 @@ export async function deleteWebhook(pool: Pool, websiteId: string, webhookId: st
   if (!rowCount) throw notFound('Webhook not found');
 }
 
-/** The website's active webhooks that take this event (event.tracked: and whose name filter admits it). */
-export async function subscribedWebhooks(
-  pool: Pool,
-  websiteId: string,
-  event: WebhookEventName,
-  eventName: string | undefined,
-): Promise<{ id: string }[]> {
-  const { rows } = await pool.query<{ id: string }>(
-    `SELECT id FROM webhooks
-     WHERE website_id = $1 AND is_active AND $2 = ANY(events)
-       AND ($2 <> 'event.tracked' OR event_names IS NULL OR $3 = ANY(event_names))
-     ORDER BY id`,
-    [websiteId, event, eventName ?? ''],
+export type Subscription = Pick<WebhookRow, 'id' | 'events' | 'event_names'>;
+
+/** The website's active webhooks and what they take. */
+export async function activeSubscriptions(pool: Pool, websiteId: string): Promise<Subscription[]> {
+  const { rows } = await pool.query<Subscription>(
+    'SELECT id, events, event_names FROM webhooks WHERE website_id = $1 AND is_active ORDER BY id',
+    [websiteId],
   );
   return rows;
+}
+
+/** Whether a webhook takes this event (event.tracked: and its name filter admits the event's name). */
+export function takes(s: Subscription, event: WebhookEventName, eventName: string | undefined): boolean {
+  if (!s.events.includes(event)) return false;
+  return event !== 'event.tracked' || s.event_names === null || s.event_names.includes(eventName ?? '');
 }
 
 /**
