@@ -341,3 +341,29 @@ describe('POST /:id/test and the deliveries log', () => {
     expect(bad.body.error.message).toMatch(/^limit: /);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('describes what each event POSTs, in its webhooks section', async () => {
+    const res = await strict('GET', '/api/openapi.json');
+    const webhooks = res.body.webhooks;
+    expect(Object.keys(webhooks).sort()).toEqual([
+      'event.tracked',
+      'goal.completed',
+      'visitor.converted',
+      'visitor.high_value',
+      'visitor.identified',
+      'webhook.test',
+    ]);
+    const high = webhooks['visitor.high_value'].post;
+    const body = high.requestBody.content['application/json'].schema;
+    expect(body.required.sort()).toEqual(['data', 'event', 'timestamp']);
+    expect(body.properties.event.const ?? body.properties.event.enum?.[0]).toBe('visitor.high_value');
+    expect(body.properties.data.required.sort()).toEqual(['current_page', 'score', 'time_on_site', 'visitor_id']);
+    expect(high.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual([
+      'header:X-Tidemark-Delivery',
+      'header:X-Tidemark-Event',
+      'header:X-Tidemark-Signature',
+    ]);
+    expect(res.body.paths['/api/websites/{websiteId}/webhooks/{webhookId}/test'].post).toBeDefined();
+  });
+});
