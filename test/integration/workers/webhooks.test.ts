@@ -9,6 +9,7 @@ import type { WebhookEventJob } from '../../../lib/webhooks/events';
 import { sendWebhook } from '../../../lib/webhooks/send';
 import { createWebhook, deliveryIdFor } from '../../../lib/webhooks/store';
 import type { ResolveHost } from '../../../lib/webhooks/target';
+import { startWorker } from '../../../workers/main';
 import { startWebhookWorkers, type WebhookWorkerOptions } from '../../../workers/webhooks';
 import { createWebsite, registerUser, type TestUser } from '../../helpers/accounts';
 import { createTestContext, type TestContext } from '../../helpers/context';
@@ -361,5 +362,27 @@ describe('delivery with WEBHOOK_ALLOW_PRIVATE off', () => {
     await until(async () => (await deliveryRow(id))?.attempts >= 1, 10_000, 'the first attempt');
     expect((await deliveryRow(id)).last_error).toBe('url: must point at a public host, not a private or local one');
     expect(r.received).toHaveLength(0);
+  });
+});
+
+describe('the worker role', () => {
+  it('serves both webhook queues (workers/main.ts)', async () => {
+    await workers.close();
+    const role = await startWorker({ ...ctx.config, WEBHOOK_ALLOW_PRIVATE: true });
+    try {
+      const r = await receiver();
+      const { webhook } = await hook(r.url, ['visitor.converted']);
+      await fire(
+        eventJob(webhook.website_id, {
+          event: 'visitor.converted',
+          data: { visitor_id: 'v9', amount: 49, currency: 'EUR' },
+        }),
+      );
+      await until(() => r.received.length === 1, 15_000, 'the delivery through the worker role');
+      expect(JSON.parse(r.received[0].body).data).toEqual({ visitor_id: 'v9', amount: 49, currency: 'EUR' });
+    } finally {
+      await role.stop();
+      workers = start(); // afterAll closes it
+    }
   });
 });
