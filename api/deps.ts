@@ -7,6 +7,7 @@ import type { Logger } from '../lib/log';
 import type { Metrics } from '../lib/metrics';
 import type { ProducerQueue } from '../lib/queue/queues';
 import type { Redis } from '../lib/redis';
+import type { ResolveHost } from '../lib/webhooks/target';
 
 export interface AppDeps {
   config: Config;
@@ -20,4 +21,6 @@ export interface AppDeps {
   ingest: AcceptServices;
   logger: Logger;
   metrics: Metrics;
+  /** How webhook hosts are resolved; the system resolver when unset (tests give one they control). */
+  webhookResolve?: ResolveHost;
 }

@@ -5,14 +5,18 @@ import { type Config, configOrExit } from '../lib/config';
 import { migrate } from '../lib/db/migrate';
 import { createPool } from '../lib/db/pool';
 import { createLogger } from '../lib/log';
+import { notifyWebhookDisabled } from '../lib/notifications/webhookDisabled';
 import { startHeartbeat } from '../lib/process/heartbeat';
 import { runRole } from '../lib/process/shutdown';
 import { reachClickHouse, reachPostgres, reachRedis } from '../lib/process/startup';
 import { WriterLag } from '../lib/queue/lag';
 import { QUEUE_NAMES } from '../lib/queue/queues';
 import { bullPrefix, createRedis, requireRedisVersion, warnUnlessNoEviction } from '../lib/redis';
+import { markDisabledNotified } from '../lib/webhooks/store';
+import { systemResolve } from '../lib/webhooks/target';
 import { IngestWriter } from './ingestWriter';
 import { jobsProcessor } from './jobsRunner';
+import { startWebhookWorkers } from './webhooks';
 
 // Jobs one worker process holds at once; they are written together in one flush.
 const INGEST_CONCURRENCY = 64;
@@ -70,13 +74,27 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
   ingest.on('failed', (job, err) =>
     logger.error({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'ingest job failed'),
   );
+  // Their own queues and workers: a slow receiver holds webhook slots, never the ingest writer's.
+  const webhooks = startWebhookWorkers({
+    pool,
+    connection,
+    redisPrefix: config.REDIS_PREFIX,
+    logger,
+    rules: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, production: config.NODE_ENV === 'production' },
+    resolve: systemResolve,
+    // The website's owners and admins are emailed (once a day per webhook) when SMTP is on.
+    onWebhookDisabled: async (w) => {
+      const told = await notifyWebhookDisabled({ pool, logger, config }, w.websiteId, w.url, w.reason);
+      if (told.sent > 0) await markDisabledNotified(pool, w.id);
+    },
+  });
   const stopBeat = startHeartbeat(connection, config.REDIS_PREFIX, 'worker');
   logger.info('worker started');
   return {
     async stop() {
       await stopBeat();
       // close() waits for in-flight jobs; anything unfinished is handed back to the queue as stalled.
-      await Promise.all([jobs.close(), ingest.close()]);
+      await Promise.all([jobs.close(), ingest.close(), webhooks.close()]);
       await writer.drain();
       await Promise.allSettled([pool.end(), clickhouse.close(), connection.quit()]);
       logger.info('worker stopped');

@@ -26,6 +26,7 @@ import { exclusionRoutes } from './exclusions';
 import { funnelRoutes } from './funnels';
 import { goalRoutes } from './goals';
 import { teamMemberRoutes } from './teamMembers';
+import { webhookRoutes } from './webhooks';
 import { websiteSettingsRoutes } from './websiteSettings';
 
 export function websiteRoutes(deps: AppDeps, sites: SiteConfigCache): Router {
@@ -80,5 +81,6 @@ export function websiteRoutes(deps: AppDeps, sites: SiteConfigCache): Router {
   router.use('/:websiteId', exclusionRoutes(deps, sites));
   router.use('/:websiteId', websiteSettingsRoutes(deps, sites));
   router.use('/:websiteId/team-members', teamMemberRoutes(deps));
+  router.use('/:websiteId/webhooks', webhookRoutes(deps));
   return router;
 }

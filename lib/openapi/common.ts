@@ -104,6 +104,7 @@ export const DASHBOARD_PARAMS: Record<string, string> = {
   inviteId: 'Invite UUID.',
   exclusionId: 'Exclusion UUID.',
   groupId: 'Error group UUID.',
+  webhookId: 'Webhook UUID.',
   token: 'The invite token from the invite link.',
 };
 
@@ -112,7 +113,7 @@ export const dashboardErrors = (extra: number[], withBody = false) =>
   [...new Set([400, ...extra, ...(withBody ? [413, 415] : []), 500, 503])].sort((a, b) => a - b);
 
 export interface Operation {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   summary: string;
   tag: string;

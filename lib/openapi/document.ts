@@ -19,6 +19,7 @@ import { registerPublic } from './public';
 import { registerRetention } from './retention';
 import { registerShare } from './share';
 import { registerTeams } from './teams';
+import { registerWebhooks } from './webhooks';
 import { registerWebsiteSettings } from './websiteSettings';
 import { registerWebsites } from './websites';
 
@@ -40,6 +41,7 @@ function registry(): OpenAPIRegistry {
   registerAccounts(r);
   registerWebsites(r);
   registerWebsiteSettings(r);
+  registerWebhooks(r);
   registerTeams(r);
   registerFunnels(r);
   registerRetention(r);
@@ -66,9 +68,10 @@ export function openApiDocument(publicUrl: string): object {
         'External API and Stats API (/api/external): read analytics with an API key (X-API-Key or Authorization: Bearer); paid plans only, the Stats API needs Pro or higher; rate limits per key and minute, a monthly request quota per team.',
         'Plausible-compatible API (POST /api/v2/query): Plausible’s Stats API v2 shapes with the Stats API’s credentials; errors {error, code}.',
         'Ingestion: server events with an API key (POST /api/v1/events, answered with the bare ingest result), browser events with the tracking code alone.',
-        'Dashboard APIs (auth, users, websites, goals, exclusions, team members, teams, API keys, invites, error triage, conversations, onboarding): a Bearer JWT from /api/auth/login.',
+        'Dashboard APIs (auth, users, websites, goals, exclusions, team members, teams, API keys, invites, error triage, conversations, onboarding, webhooks): a Bearer JWT from /api/auth/login.',
         'Shared dashboards (/api/share): while a website’s dashboard is shared, anyone with its link gets a short-lived share token (with the password, when one is set) that reads that website’s aggregates through POST /api/v2/query and nothing else.',
         'Public endpoints (/widgets, /e/live, /e/stats, /e/{trackingCode}/status, /e/realtime): no credential, CORS for any origin, a per-address limit; widgets are HTML unless Accept: application/json.',
+        'Webhooks: what Tidemark POSTs to registered receivers is in the webhooks section, signed as docs/webhooks.md shows.',
         'Every other response uses the envelope {success, data, timestamp}; failures {success: false, error: {message, code, timestamp}}.',
       ].join('\n\n'),
     },

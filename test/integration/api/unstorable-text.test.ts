@@ -52,7 +52,7 @@ type Auth = 'jwt' | 'key' | 'session' | 'none';
 interface Field {
   /** The field as the error message names it. */
   field: string;
-  method: 'POST' | 'PUT';
+  method: 'POST' | 'PUT' | 'PATCH';
   path: () => string;
   auth: Auth;
   /** The request body with `bad` in the field under test (the other fields valid). */
@@ -398,6 +398,32 @@ const FIELDS: Field[] = [
     auth: 'session',
     body: (bad) => ({ websiteId: site, type: 'deploy', message: 'M', metadata: { nested: [`v${bad}`] } }),
   },
+  ...(['url', 'secret', 'event_names.0'] as const).map(
+    (field): Field => ({
+      field,
+      method: 'POST',
+      path: () => `${websites()}/webhooks`,
+      auth: 'jwt',
+      body: (bad) => ({
+        url: field === 'url' ? `https://hooks.example.com/${bad}` : 'https://hooks.example.com/in',
+        events: ['event.tracked'],
+        ...(field === 'secret' ? { secret: `secret-0123456789-${bad}` } : {}),
+        ...(field === 'event_names.0' ? { event_names: [`n${bad}`] } : {}),
+      }),
+    }),
+  ),
+  // The body is judged before the webhook is looked up: any id will do.
+  ...(['PUT', 'PATCH'] as const).flatMap((method) =>
+    (['url', 'event_names.0'] as const).map(
+      (field): Field => ({
+        field,
+        method,
+        path: () => `${websites()}/webhooks/00000000-0000-4000-8000-000000000000`,
+        auth: 'jwt',
+        body: (bad) => (field === 'url' ? { url: `https://hooks.example.com/${bad}` } : { event_names: [`n${bad}`] }),
+      }),
+    ),
+  ),
 ];
 
 const UNSTORABLE: [string, string][] = [
