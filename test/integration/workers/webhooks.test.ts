@@ -262,7 +262,7 @@ describe('delivery', () => {
     expect(w.disabled_reason).toBe('8 consecutive failed attempts over at least 0 h');
     expect(w.disabled_at).toBeInstanceOf(Date);
     expect(disabled.filter((d) => d.id === webhook.id)).toEqual([
-      { id: webhook.id, websiteId: webhook.website_id, reason: w.disabled_reason },
+      { id: webhook.id, websiteId: webhook.website_id, url: webhook.url, reason: w.disabled_reason },
     ]);
     // Both deliveries end failed; nothing more is sent.
     await until(
