@@ -235,7 +235,12 @@ describe('npm start (all roles under the supervisor)', () => {
           );
           expect(status.roles.every((r: { version: string }) => r.version === VERSION)).toBe(true);
           expect(status.store).toMatchObject({ reachable: true, embedded: true });
-          expect(status.queues.map((q: { queue: string }) => q.queue)).toEqual(['ingest', 'jobs']);
+          expect(status.queues.map((q: { queue: string }) => q.queue)).toEqual([
+            'ingest',
+            'jobs',
+            'webhook-events',
+            'webhook-deliveries',
+          ]);
         }
         const started = Date.now();
         child.kill('SIGTERM');
