@@ -5,6 +5,7 @@ import type { Config } from '../lib/config';
 import type { AcceptServices } from '../lib/ingest/accept/services';
 import type { Logger } from '../lib/log';
 import type { Metrics } from '../lib/metrics';
+import type { QuestionQueue } from '../lib/nlquery/questionQueue';
 import type { ProducerQueue } from '../lib/queue/queues';
 import type { Redis } from '../lib/redis';
 
@@ -20,4 +21,6 @@ export interface AppDeps {
   ingest: AcceptServices;
   logger: Logger;
   metrics: Metrics;
+  /** The LLM path of natural-language questions; absent without OPENAI_API_KEY (the interpreter answers). */
+  questions?: QuestionQueue;
 }

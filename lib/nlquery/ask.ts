@@ -1,7 +1,7 @@
 // One question answered (issue 27): the interpreter's plan, with the caller's context winning over what the
 // question says, run through lib/stats. A question no plan fits is a 422 naming questions that do.
 import { HttpError } from '../errors';
-import { type AnswerDeps, answerPlan, type QuerySite, suggestionsFor } from './answer';
+import { type AnswerDeps, answerPlan, type QueryAnswer, type QuerySite, suggestionsFor } from './answer';
 import { interpret, type SiteVocabulary } from './interpret';
 import type { QueryPlan } from './plan';
 import type { QueryBody, QueryData } from './schemas';
@@ -33,7 +33,7 @@ export function vocabularyOf(site: QuerySite, events: readonly string[] = []): S
   return { goals: site.goals.map((g) => g.name), events };
 }
 
-/** Answers a plan already chosen (by the interpreter or a model) in the endpoint's shape. */
+/** Answers a plan already chosen (by the interpreter or a model) in the endpoint's shape; `phrase` may reword the summary. */
 export async function answerQuestion(
   deps: AnswerDeps,
   site: QuerySite,
@@ -41,6 +41,7 @@ export async function answerQuestion(
   plan: QueryPlan,
   confidence: number,
   now = Date.now(),
+  phrase?: (answer: QueryAnswer) => Promise<string>,
 ): Promise<QueryData> {
   const answer = await answerPlan(deps, site, plan, now);
   return {
@@ -49,7 +50,7 @@ export async function answerQuestion(
     confidence,
     time_range: plan.intent === 'realtime' ? 'realtime' : plan.range,
     results: answer.results,
-    summary: answer.summary,
+    summary: phrase ? await phrase(answer) : answer.summary,
     suggestions: suggestionsFor(plan),
   };
 }
