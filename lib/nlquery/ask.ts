@@ -55,15 +55,16 @@ export async function answerQuestion(
   };
 }
 
-/** The interpreter's answer, or a 422. */
+/** The interpreter's answer (with its plan), or a 422. */
 export async function interpretAndAnswer(
   deps: AnswerDeps,
   site: QuerySite,
   body: QueryBody,
   events: readonly string[] = [],
   now = Date.now(),
-): Promise<QueryData> {
+): Promise<{ data: QueryData; plan: QueryPlan }> {
   const read = interpret(body.question, vocabularyOf(site, events));
   if (!read) throw unprocessable();
-  return answerQuestion(deps, site, body.question, withContext(read.plan, body.context), read.confidence, now);
+  const plan = withContext(read.plan, body.context);
+  return { data: await answerQuestion(deps, site, body.question, plan, read.confidence, now), plan };
 }

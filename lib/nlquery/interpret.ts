@@ -13,6 +13,17 @@ export interface Interpretation {
   plan: QueryPlan;
   /** 0-1: how much of the question the patterns accounted for. */
   confidence: number;
+  /** What the question itself named, before defaults: a follow-up changes only these (followUp.ts). */
+  said: Said;
+}
+
+export interface Said {
+  metric?: PlanMetric;
+  range?: PlanRange;
+  compare: QueryPlan['compare_to'];
+  interval: QueryPlan['interval'];
+  dimension: PlanDimension | null;
+  filters: PlanFilter[];
 }
 
 /** Questions that try to reach past the plan (instructions, SQL, secrets, other sites) are refused outright. */
@@ -348,6 +359,7 @@ export function interpret(question: string, vocab: SiteVocabulary): Interpretati
       break;
     }
   }
+  const said: Said = { metric, range: rangeHit?.range, compare, interval, dimension, filters };
   const realtime = REALTIME.test(q) && !rangeHit && !/\bnow\b.*\b(than|compared)\b/.test(q);
   const trend = interval !== null || TREND.test(q);
 
@@ -366,6 +378,7 @@ export function interpret(question: string, vocab: SiteVocabulary): Interpretati
         result: pages || dimension === 'country' ? 'table' : 'number',
       },
       confidence: 0.9,
+      said,
     };
   }
 
@@ -419,5 +432,6 @@ export function interpret(question: string, vocab: SiteVocabulary): Interpretati
       result: trend ? 'timeseries' : dimension ? (listOnly ? 'list' : 'table') : 'number',
     },
     confidence: Math.min(0.95, Math.round(score * 100) / 100),
+    said,
   };
 }

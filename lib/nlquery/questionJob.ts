@@ -14,6 +14,7 @@ import type { QueryAnswer, QuerySite } from './answer';
 import { answerQuestion, vocabularyOf, withContext } from './ask';
 import { interpret } from './interpret';
 import { type ModelContext, modelPlan, modelSummary, type Tokens } from './model';
+import type { QueryPlan } from './plan';
 import type { QueryBody, QueryData } from './schemas';
 import { customEventNames } from './vocabulary';
 
@@ -25,7 +26,14 @@ export interface QuestionJob {
 
 export type QuestionPath = 'llm' | 'interpreter';
 export type QuestionOutcome =
-  | { kind: 'answer'; data: QueryData; path: QuestionPath; tokens: Tokens; fallback?: 'invalid' | 'unreachable' }
+  | {
+      kind: 'answer';
+      data: QueryData;
+      plan: QueryPlan;
+      path: QuestionPath;
+      tokens: Tokens;
+      fallback?: 'invalid' | 'unreachable';
+    }
   | { kind: 'unprocessable'; tokens: Tokens; fallback?: 'invalid' | 'unreachable' };
 
 export interface QuestionDeps {
@@ -97,14 +105,15 @@ export async function answerQuestionJob(
     };
     return phrased.summary ?? answer.summary;
   };
+  const chosen = withContext(plan, job.context);
   const data = await answerQuestion(
     stats,
     site,
     job.question,
-    withContext(plan, job.context),
+    chosen,
     confidence,
     now,
     path === 'llm' ? phrase : undefined,
   );
-  return { kind: 'answer', path, tokens, data, ...(asked.ok ? {} : { fallback: asked.reason }) };
+  return { kind: 'answer', path, tokens, data, plan: chosen, ...(asked.ok ? {} : { fallback: asked.reason }) };
 }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { QueueEvents } from 'bullmq';
 import { createProducerQueue, type ProducerQueue, QUEUE_NAMES } from '../queue/queues';
 import { bullPrefix, createRedis, type Redis, redisKey } from '../redis';
+import type { QueryPlan } from './plan';
 import type { QuestionJob, QuestionOutcome } from './questionJob';
 import type { QueryData } from './schemas';
 
@@ -58,11 +59,16 @@ function cacheKey(prefix: string, job: QuestionJob): string {
   return redisKey(prefix, 'nlq', job.websiteId, hash);
 }
 
-export async function cachedAnswer(redis: Redis, prefix: string, job: QuestionJob): Promise<QueryData | undefined> {
-  const hit = await redis.get(cacheKey(prefix, job)).catch(() => null);
-  return hit ? (JSON.parse(hit) as QueryData) : undefined;
+export interface Answered {
+  data: QueryData;
+  plan: QueryPlan;
 }
 
-export async function rememberAnswer(redis: Redis, prefix: string, job: QuestionJob, data: QueryData): Promise<void> {
-  await redis.set(cacheKey(prefix, job), JSON.stringify(data), 'EX', CACHE_SECONDS).catch(() => undefined);
+export async function cachedAnswer(redis: Redis, prefix: string, job: QuestionJob): Promise<Answered | undefined> {
+  const hit = await redis.get(cacheKey(prefix, job)).catch(() => null);
+  return hit ? (JSON.parse(hit) as Answered) : undefined;
+}
+
+export async function rememberAnswer(redis: Redis, prefix: string, job: QuestionJob, answer: Answered): Promise<void> {
+  await redis.set(cacheKey(prefix, job), JSON.stringify(answer), 'EX', CACHE_SECONDS).catch(() => undefined);
 }
