@@ -11,7 +11,7 @@ import type { ConversionFilter, ConversionMetric, Filter } from '../stats/params
 import { bucketLabels, monday, type ResolvedPeriod, resolveRange } from '../stats/period';
 import { byMetricDesc, runStats } from '../stats/run';
 import { addDays, addMonths, daysBetween, startOfDay, today } from '../stats/time';
-import type { PlanMetric, PlanRange, QueryPlan } from './plan';
+import type { PlanDimension, PlanMetric, PlanRange, QueryPlan } from './plan';
 
 export interface QuerySite {
   id: string;
@@ -61,6 +61,23 @@ const METRIC_TEXT: Record<PlanMetric, string> = {
   conversions: 'conversions',
   conversion_rate: 'conversion rate (%)',
   revenue: 'revenue',
+};
+
+const DIMENSION_TEXT: Record<PlanDimension, string> = {
+  page: 'pages',
+  entry_page: 'entry pages',
+  exit_page: 'exit pages',
+  country: 'countries',
+  browser: 'browsers',
+  device: 'devices',
+  os: 'operating systems',
+  source: 'sources',
+  channel: 'channels',
+  utm_source: 'UTM sources',
+  utm_medium: 'UTM mediums',
+  utm_campaign: 'campaigns',
+  goal: 'goals',
+  event: 'custom events',
 };
 
 /** The local days a plan's range covers, as of `now`. */
@@ -214,7 +231,7 @@ export async function answerPlan(
       .sort(byMetricDesc(metric))
       .slice(0, plan.limit);
     const top = ranked.map((r) => [keyText(plan, r.key), r.values[metric] ?? 0] as [string, number]);
-    const head = `Top ${plan.dimension.replace('_', ' ')} values by ${what} over ${when}`;
+    const head = `Top ${DIMENSION_TEXT[plan.dimension]} by ${what} over ${when}`;
     const summary = top.length
       ? `${head}: ${top
           .slice(0, 5)
