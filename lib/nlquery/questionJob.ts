@@ -51,7 +51,27 @@ const CONTEXT_DAYS = 30;
 /** The model's plan is trusted this much; the interpreter reports its own confidence. */
 const MODEL_CONFIDENCE = 0.9;
 
-async function modelContext(deps: QuestionDeps, site: QuerySite, events: string[], now: number): Promise<ModelContext> {
+// The context is read once a minute per website: its property scan grows with the site's custom events, and a
+// burst of questions (a conversation) would otherwise pay it on each one.
+const CONTEXT_KEEP_MS = 60_000;
+const contexts = new Map<string, { at: number; context: Promise<ModelContext> }>();
+
+function modelContext(deps: QuestionDeps, site: QuerySite, events: string[], now: number): Promise<ModelContext> {
+  const hit = contexts.get(site.id);
+  if (hit && now - hit.at < CONTEXT_KEEP_MS) return hit.context;
+  const context = readModelContext(deps, site, events, now);
+  context.catch(() => contexts.delete(site.id));
+  if (contexts.size > 10_000) contexts.clear();
+  contexts.set(site.id, { at: now, context });
+  return context;
+}
+
+async function readModelContext(
+  deps: QuestionDeps,
+  site: QuerySite,
+  events: string[],
+  now: number,
+): Promise<ModelContext> {
   const names = events.slice(0, CONTEXT_EVENTS);
   const props = await topPropertyValues(
     deps.clickhouse,
