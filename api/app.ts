@@ -22,6 +22,7 @@ import { exportRoutes } from './routes/external/export';
 import { externalFunnelRoutes } from './routes/external/funnels';
 import { externalInsightRoutes } from './routes/external/insights';
 import { externalLtvRoutes } from './routes/external/ltv';
+import { externalQueryRoutes, QUERY_CREDITS, queryKeyGate } from './routes/external/query';
 import { externalReadRoutes } from './routes/external/read';
 import { externalRetentionRoutes } from './routes/external/retention';
 import { statsRoutes } from './routes/external/stats';
@@ -85,6 +86,16 @@ export function createApp(deps: AppDeps): Express {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.json(openApiDocument(deps.config.PUBLIC_URL));
   });
+  // The natural-language query costs 3 credits: its own stack, ahead of the v1 one (which charges 1), so
+  // a question is charged once; the plan gate runs before the charge.
+  app.use(
+    '/api/external/v1/query',
+    requireReader(deps.config.JWT_SECRET, deps.pool),
+    perMinuteLimit(deps.redis, deps.config.REDIS_PREFIX, 'external'),
+    queryKeyGate(),
+    monthlyQuota(deps.redis, deps.config.REDIS_PREFIX, QUERY_CREDITS),
+    externalQueryRoutes(deps),
+  );
   app.use(
     '/api/external/v1',
     requireReader(deps.config.JWT_SECRET, deps.pool),

@@ -5,6 +5,7 @@ import type { Config } from '../lib/config';
 import type { AcceptServices } from '../lib/ingest/accept/services';
 import type { Logger } from '../lib/log';
 import type { Metrics } from '../lib/metrics';
+import type { QuestionQueue } from '../lib/nlquery/questionQueue';
 import type { ProducerQueue } from '../lib/queue/queues';
 import type { Redis } from '../lib/redis';
 import type { ResolveHost } from '../lib/webhooks/target';
@@ -23,4 +24,6 @@ export interface AppDeps {
   metrics: Metrics;
   /** How webhook hosts are resolved; the system resolver when unset (tests give one they control). */
   webhookResolve?: ResolveHost;
+  /** The LLM path of natural-language questions; absent without OPENAI_API_KEY (the interpreter answers). */
+  questions?: QuestionQueue;
 }

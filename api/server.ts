@@ -9,6 +9,7 @@ import { openEnrichers } from '../lib/ingest/accept/enrichers';
 import { acceptServices } from '../lib/ingest/accept/services';
 import { createLogger } from '../lib/log';
 import { createMetrics } from '../lib/metrics';
+import { QuestionQueue } from '../lib/nlquery/questionQueue';
 import { startHeartbeat } from '../lib/process/heartbeat';
 import { runRole } from '../lib/process/shutdown';
 import { reachClickHouse, reachPostgres, reachRedis } from '../lib/process/startup';
@@ -60,6 +61,7 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
     await checkQueueDurability(dedupeRedis, { production: false, allowVolatile: true }, logger, 'DEDUPE_REDIS_URL');
   }
   const ingestQueue = createProducerQueue(QUEUE_NAMES.ingest, config.REDIS_URL, config.REDIS_PREFIX);
+  const questions = config.OPENAI_API_KEY ? new QuestionQueue(config.REDIS_URL, config.REDIS_PREFIX) : undefined;
   const enrichers = await openEnrichers(config);
   const app = createApp({
     config,
@@ -71,6 +73,7 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
     ingest: acceptServices({ pool, redis, redisPrefix: config.REDIS_PREFIX, logger, enrichers }),
     logger,
     metrics: createMetrics('web'),
+    questions,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     // Express 5 hands a listen error to the callback instead of throwing it.
@@ -98,6 +101,7 @@ export async function startWeb(config: Config): Promise<{ server: Server; port: 
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await ingestQueue.close();
+      await questions?.close();
       await Promise.allSettled([
         pool.end(),
         clickhouse.close(),

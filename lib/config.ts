@@ -172,6 +172,8 @@ const envSchema = z.object({
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: url(['http:', 'https:']).optional(),
   OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  /** How long a natural-language question waits for the model (and the web role for the worker's answer). */
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   GEOIP_CITY_DB_V4: z.string().min(1).optional(),
   GEOIP_CITY_DB_V6: z.string().min(1).optional(),
   STARTUP_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),

@@ -110,3 +110,8 @@ export function effectiveLimits(plan: PlanName, overrides: LimitOverrides): Effe
     eventsPerMonth: pick('events', base.eventsPerMonth),
   };
 }
+
+/** Plans in the order they include each other's features ("Scale or higher"). */
+const PLAN_ORDER: readonly PlanName[] = ['free', 'pro', 'scale', 'enterprise', 'unlimited'];
+export const planAtLeast = (plan: PlanName, minimum: PlanName) =>
+  PLAN_ORDER.indexOf(plan) >= PLAN_ORDER.indexOf(minimum);

@@ -16,10 +16,13 @@ import { markDisabledNotified } from '../lib/webhooks/store';
 import { systemResolve } from '../lib/webhooks/target';
 import { IngestWriter } from './ingestWriter';
 import { jobsProcessor } from './jobsRunner';
+import { questionProcessor } from './questions';
 import { startWebhookWorkers } from './webhooks';
 
 // Jobs one worker process holds at once; they are written together in one flush.
 const INGEST_CONCURRENCY = 64;
+// Questions mostly wait on the model's server: several at once per process.
+const QUESTION_CONCURRENCY = 8;
 
 export async function startWorker(config: Config): Promise<{ stop(): Promise<void> }> {
   const logger = createLogger(config.LOG_LEVEL, 'worker');
@@ -88,6 +91,23 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
       if (told.sent > 0) await markDisabledNotified(pool, w.id);
     },
   });
+  // Natural-language questions on the LLM path, only when a model is configured (issue 27).
+  const questions = config.OPENAI_API_KEY
+    ? new Worker(
+        QUEUE_NAMES.llm,
+        questionProcessor(
+          { pool, clickhouse, redis: connection, redisPrefix: config.REDIS_PREFIX },
+          {
+            apiKey: config.OPENAI_API_KEY,
+            baseURL: config.OPENAI_BASE_URL,
+            model: config.OPENAI_MODEL,
+            timeoutMs: config.LLM_TIMEOUT_MS,
+          },
+        ),
+        { connection, prefix: bullPrefix(config.REDIS_PREFIX), concurrency: QUESTION_CONCURRENCY },
+      )
+    : undefined;
+  questions?.on('failed', (job, err) => logger.warn({ jobId: job?.id, err: err.message }, 'question job failed'));
   const stopBeat = startHeartbeat(connection, config.REDIS_PREFIX, 'worker');
   logger.info('worker started');
   return {
@@ -95,6 +115,7 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
       await stopBeat();
       // close() waits for in-flight jobs; anything unfinished is handed back to the queue as stalled.
       await Promise.all([jobs.close(), ingest.close(), webhooks.close()]);
+      await Promise.all([jobs.close(), ingest.close(), questions?.close()]);
       await writer.drain();
       await Promise.allSettled([pool.end(), clickhouse.close(), connection.quit()]);
       logger.info('worker stopped');

@@ -2,12 +2,14 @@
 import { Router } from 'express';
 import {
   appendMessageBody,
+  askBody,
   createConversationBody,
   listConversationsQuery,
   updateConversationBody,
 } from '../../lib/accounts/conversationSchemas';
 import {
   appendMessage,
+  appendTurn,
   createConversation,
   deleteConversation,
   getConversation,
@@ -17,13 +19,18 @@ import {
 import type { DeletedView } from '../../lib/accounts/responses';
 import { requireTeamRole } from '../../lib/accounts/teams';
 import { getUser } from '../../lib/accounts/users';
-import { badRequest } from '../../lib/errors';
+import { getWebsite, requireWebsiteRole } from '../../lib/accounts/websites';
+import { badRequest, notFound } from '../../lib/errors';
+import { askWebsite } from '../../lib/nlquery/service';
 import type { AppDeps } from '../deps';
 import { requireJwt, userId } from '../middleware/auth';
 import { sendData } from '../middleware/envelope';
 import { parseBody, parseQuery, pathUuid } from '../middleware/validate';
+import { askDeps, requireQueryPlan } from './external/query';
 
-export function conversationRoutes({ pool, config }: AppDeps): Router {
+export function conversationRoutes(deps: AppDeps): Router {
+  const { pool, config } = deps;
+  const ask = askDeps(deps);
   const router = Router();
   router.use(requireJwt(config.JWT_SECRET, pool));
   const conversation = (req: Parameters<typeof pathUuid>[0]) => pathUuid(req, 'conversationId', 'Conversation');
@@ -63,6 +70,27 @@ export function conversationRoutes({ pool, config }: AppDeps): Router {
   router.post('/:conversationId/messages', async (req, res) => {
     const id = conversation(req);
     sendData(res, await appendMessage(pool, id, userId(res), parseBody(appendMessageBody, req)), 201);
+  });
+
+  // A question about one of the team's websites: the question and its answer (the /query result, with the
+  // plan it ran) are appended together; a follow-up changes the conversation's last plan for that website.
+  router.post('/:conversationId/ask', async (req, res) => {
+    const id = conversation(req);
+    const body = parseBody(askBody, req);
+    const current = await getConversation(pool, id, userId(res));
+    const w = await getWebsite(pool, body.website_id);
+    if (!w || w.team_id !== current.team_id) throw notFound('Website not found');
+    await requireWebsiteRole(pool, w.id, userId(res), 'viewer');
+    await requireQueryPlan(pool, w.team_id);
+    const previous = [...current.messages]
+      .reverse()
+      .find((m) => m.role === 'assistant' && m.plan && m.website_id === w.id)?.plan;
+    const answer = await askWebsite(ask, w, body, previous);
+    const turn = await appendTurn(pool, id, userId(res), [
+      { role: 'user', content: body.question, website_id: w.id },
+      { role: 'assistant', content: answer.data.summary, website_id: w.id, result: answer.data, plan: answer.plan },
+    ]);
+    sendData(res, turn, 201);
   });
 
   return router;

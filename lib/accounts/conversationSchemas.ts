@@ -1,5 +1,7 @@
 // Conversations (issue 23): request bodies, caps and the records as the API shows them. Routes
 // validate with these, lib returns their inferred types, lib/openapi documents them.
+import { queryPlan } from '../nlquery/plan';
+import { MAX_QUESTION, queryBody, queryData } from '../nlquery/schemas';
 import { z } from '../zod';
 import { uuid } from './schemas';
 import { text } from './storable';
@@ -49,12 +51,31 @@ export const updateConversationBody = z.object({
     .openapi({ description: 'Replaces every message of the conversation.' }),
 });
 
+/** POST /conversations/:id/ask: a question about one of the team's websites (the query endpoint's body). */
+export const askBody = queryBody.extend({
+  website_id: uuid.openapi({ description: 'A website of the conversation’s team.' }),
+  question: text()
+    .trim()
+    .min(1)
+    .max(MAX_QUESTION)
+    .openapi({
+      description: `Plain-English question, 1-${MAX_QUESTION} characters; a follow-up ("and last month?", "only mobile") changes the previous answer's plan.`,
+    }),
+});
+
 export type AppendMessageBody = z.infer<typeof appendMessageBody>;
 export type UpdateConversationBody = z.infer<typeof updateConversationBody>;
 
 const isoTime = z.string().datetime();
 
-export const messageView = z.object({ role: z.string(), content: z.string(), timestamp: isoTime });
+export const messageView = z.object({
+  role: z.string(),
+  content: z.string(),
+  timestamp: isoTime,
+  website_id: z.string().optional().openapi({ description: 'The website a question asked about (POST …/ask).' }),
+  result: queryData.optional().openapi({ description: 'An answer’s result object, as POST /query returns it.' }),
+  plan: queryPlan.optional().openapi({ description: 'The query plan an answer ran; follow-ups change it.' }),
+});
 export const conversationSummaryView = z.object({
   id: z.string(),
   team_id: z.string(),

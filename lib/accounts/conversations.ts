@@ -148,3 +148,27 @@ export async function appendMessage(
   await getConversation(pool, id, userId); // 404 when it is not the caller's to see
   throw conversationFull();
 }
+
+/**
+ * Appends a question and its answer in one UPDATE (both, or neither when the conversation is full), each
+ * stamped with the server's time; `extra` fields (the website, the answer's result and plan) are kept as given.
+ */
+export async function appendTurn(
+  pool: Pool,
+  id: string,
+  userId: string,
+  turn: [Record<string, unknown> & AppendMessageBody, Record<string, unknown> & AppendMessageBody],
+): Promise<ConversationView> {
+  const { rows } = await pool.query<ConversationRow>(
+    `UPDATE conversations c SET
+       messages = c.messages || (SELECT jsonb_agg(m || jsonb_build_object('timestamp', ${NOW_ISO}))
+                                   FROM jsonb_array_elements($3::jsonb) m),
+       updated_at = clock_timestamp()
+     WHERE c.id = $1 AND ${MEMBER} AND jsonb_array_length(c.messages) + 2 <= $4
+     RETURNING ${FULL}`,
+    [id, userId, JSON.stringify(turn), MAX_MESSAGES],
+  );
+  if (rows[0]) return conversationView(rows[0]);
+  await getConversation(pool, id, userId);
+  throw conversationFull();
+}

@@ -2,6 +2,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import {
   appendMessageBody,
+  askBody,
   conversationSummaryView,
   conversationView,
   createConversationBody,
@@ -82,6 +83,31 @@ export function registerConversations(r: OpenAPIRegistry): void {
     data: full,
     status: 201,
     errors: errors([401, 404, 409], true),
+  });
+
+  const asking = operations(
+    r,
+    {
+      ...DASHBOARD_STATUS_TEXT,
+      403: 'The website’s team is below the Scale plan (PLAN_REQUIRED).',
+      404: `${NOT_A_MEMBER} Also a website_id that is not one of the conversation’s team’s websites.`,
+      409: `The conversation cannot take two more messages (at most ${MAX_MESSAGES}; CONVERSATION_FULL).`,
+      422: 'The question cannot be interpreted (QUERY_UNPROCESSABLE); the message names questions that can. Nothing is appended.',
+      503: 'A backing store or the answering worker did not answer in time (SERVICE_UNAVAILABLE); retry after Retry-After.',
+    },
+    PARAMS,
+  );
+  asking({
+    method: 'post',
+    path: `${C}/{conversationId}/ask`,
+    summary:
+      'Ask a question about one of the team’s websites (Scale or higher): appends the question and the answer, whose result is the POST /query answer; follow-ups change the previous plan',
+    tag: 'Conversations',
+    security: SECURITY.jwt,
+    body: askBody,
+    data: full,
+    status: 201,
+    errors: errors([401, 403, 404, 409, 422], true),
   });
 
   const onboarding = operations(r, DASHBOARD_STATUS_TEXT, PARAMS);

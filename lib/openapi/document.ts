@@ -16,6 +16,7 @@ import { registerLtv } from './ltv';
 import { registerNotifications } from './notifications';
 import { registerPlausibleApi } from './plausible';
 import { registerPublic } from './public';
+import { registerQuery } from './query';
 import { registerRetention } from './retention';
 import { registerShare } from './share';
 import { registerTeams } from './teams';
@@ -35,6 +36,7 @@ function registry(): OpenAPIRegistry {
   registerLtv(r);
   registerAnomalies(r);
   registerInsights(r);
+  registerQuery(r);
   registerPlausibleApi(r);
   registerExport(r);
   registerIngestion(r);

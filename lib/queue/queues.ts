@@ -11,6 +11,8 @@ export const QUEUE_NAMES = {
   webhookEvents: 'webhook-events',
   /** One job per (webhook, event): a signed POST with its retries. */
   webhookDeliveries: 'webhook-deliveries',
+  /** One job per natural-language question on the LLM path (lib/nlquery/questionQueue.ts), answered at once. */
+  llm: 'llm',
 } as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];

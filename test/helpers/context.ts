@@ -18,6 +18,7 @@ import { openEnrichers } from '../../lib/ingest/accept/enrichers';
 import { acceptServices } from '../../lib/ingest/accept/services';
 import { createLogger } from '../../lib/log';
 import { createMetrics } from '../../lib/metrics';
+import { QuestionQueue } from '../../lib/nlquery/questionQueue';
 import { createProducerQueue, QUEUE_NAMES } from '../../lib/queue/queues';
 import { createRedis, waitReady } from '../../lib/redis';
 
@@ -91,6 +92,7 @@ export async function createTestContext(overrides: Record<string, string> = {}):
     logger,
   });
   const ingestQueue = createProducerQueue(QUEUE_NAMES.ingest, config.REDIS_URL, config.REDIS_PREFIX);
+  const questions = config.OPENAI_API_KEY ? new QuestionQueue(config.REDIS_URL, config.REDIS_PREFIX) : undefined;
   const enrichers = await sharedEnrichers();
   const deps: AppDeps = {
     config,
@@ -102,6 +104,7 @@ export async function createTestContext(overrides: Record<string, string> = {}):
     ingest: acceptServices({ pool, redis, redisPrefix: config.REDIS_PREFIX, logger, enrichers }),
     logger,
     metrics: createMetrics('test'),
+    questions,
   };
   const app = createApp(deps);
   const server = await new Promise<Server>((resolve) => {
@@ -119,6 +122,7 @@ export async function createTestContext(overrides: Record<string, string> = {}):
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await ingestQueue.close();
+      await questions?.close();
       await dropRedisPrefix(redis, config.REDIS_PREFIX);
       await redis.quit();
       await pool.end();

@@ -305,6 +305,13 @@ const FIELDS: Field[] = [
     body: (bad) => ({ role: 'user', content: `C${bad}` }),
   },
   {
+    field: 'question',
+    method: 'POST',
+    path: () => `/api/conversations/${conversationId}/ask`,
+    auth: 'jwt',
+    body: (bad) => ({ question: `visitors${bad}`, website_id: site }),
+  },
+  {
     field: 'role',
     method: 'POST',
     path: () => `/api/conversations/${conversationId}/messages`,
@@ -457,6 +464,10 @@ describe.each(UNSTORABLE)('%s', (_what, bad) => {
 const EXEMPT: [RegExp, string][] = [
   [/ (password|current_password|new_password)$/, 'only its hash is stored'],
   [/ primary_color$/, 'hex digits: its pattern refuses anything else'],
+  [
+    /^POST \/api\/external\/v1\/query\/\{websiteId\} question$/,
+    'read by the interpreter or sent to the model, never stored',
+  ],
   [/^POST \/api\/v2\/query (metrics\.0|dimensions\.0|date_range|date)$/, 'matched against fixed names and dates'],
   [
     /^POST (\/api\/v1\/events (events|serverContext)\.|\/api\/events\/|\/api\/track\/|\/e\/)/,

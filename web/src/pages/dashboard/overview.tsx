@@ -13,6 +13,7 @@ import { Empty, ErrorNote } from '../../ui/states';
 import { DevicesPanel, LocationsPanel, PagesPanel, SourcesPanel } from './breakdowns';
 import { bucketLabel, dimensionLabel, localStamp, operatorLabel, valueLabel } from './labels';
 import { type Overview as Figures, type Kpi, kpisFor, overviewData } from './overviewData';
+import AskPanel from './panels/ask';
 import EventsPanel from './panels/events';
 import FunnelsPanel from './panels/funnels';
 import GoalsPanel from './panels/goals';
@@ -404,6 +405,11 @@ export default function Overview(props: SectionProps) {
             <Empty title="No visits match these filters">Remove a filter above or choose a longer range.</Empty>
           )}
           {data ? <Chart {...props} data={data} /> : <ChartSkeleton />}
+        </div>
+      )}
+      {!shared && (
+        <div class="ask-panel">
+          <AskPanel {...props} />
         </div>
       )}
       {primed ? (
