@@ -6,10 +6,11 @@ import { type Job, UnrecoverableError, type Worker } from 'bullmq';
 import type { Pool } from 'pg';
 import type { ClickHouseClient } from '../lib/clickhouse/client';
 import { type IngestJob, ingestJobSchema } from '../lib/ingest/job/rows';
-import { isBadRowError, storeFlush } from '../lib/ingest/store/flush';
+import { isBadRowError, type StoredJob, storeFlush } from '../lib/ingest/store/flush';
 import type { Logger } from '../lib/log';
 import { ingestPayloadKey } from '../lib/queue/ingest';
 import type { Redis } from '../lib/redis';
+import { fanoutMarkKey, type WebhookFanout } from '../lib/webhooks/fanout';
 
 export interface IngestWriterOptions {
   clickhouse: ClickHouseClient;
@@ -24,6 +25,11 @@ export interface IngestWriterOptions {
   /** The BullMQ worker's concurrency: when every slot waits in the buffer, flush at once. */
   concurrency: number;
   onFlush?: (stats: FlushStats) => void;
+  /**
+   * Queues the webhook events of what each flush stored, before its jobs are acknowledged: a job whose
+   * fan-out failed is retried (its rows are not written twice) and fans out then.
+   */
+  webhooks?: WebhookFanout;
 }
 
 export interface FlushStats {
@@ -53,6 +59,8 @@ export class IngestWriter {
   /** Payload keys of completed jobs, deleted together. */
   private finished: string[] = [];
   private finishedTimer: NodeJS.Timeout | undefined;
+  /** Jobs that may have a webhook fan-out mark, deleted with their payload once they complete. */
+  private readonly marked = new Set<string>();
 
   constructor(private readonly opts: IngestWriterOptions) {
     this.maxRows = opts.maxRows ?? 50_000;
@@ -116,7 +124,12 @@ export class IngestWriter {
     worker.on('completed', (job) => {
       if (!job.id) return;
       this.finished.push(ingestPayloadKey(job.queueQualifiedName, job.id));
+      if (this.marked.delete(job.id)) this.finished.push(fanoutMarkKey(job.queueQualifiedName, job.id));
       this.finishedTimer ??= setTimeout(() => void this.deleteFinished(), 200);
+    });
+    // A failed job keeps its mark for its retry, wherever that runs.
+    worker.on('failed', (job) => {
+      if (job?.id) this.marked.delete(job.id);
     });
   }
 
@@ -135,6 +148,23 @@ export class IngestWriter {
     });
   }
 
+  /** The webhook fan-out of a flush's stored jobs; its error fails them (retried, never stored twice). */
+  private async fanOut(stored: StoredJob[]): Promise<Error | undefined> {
+    if (!this.opts.webhooks || stored.length === 0) return undefined;
+    try {
+      await this.opts.webhooks.fanOut(stored, (ids) => {
+        for (const id of ids) this.marked.add(id);
+      });
+      return undefined;
+    } catch (err) {
+      this.opts.logger.error(
+        { err: (err as Error).message, jobs: stored.length },
+        'webhook fan-out failed; its jobs will be retried',
+      );
+      return err as Error;
+    }
+  }
+
   private async flush(batch: Pending[]): Promise<void> {
     const started = Date.now();
     try {
@@ -145,9 +175,12 @@ export class IngestWriter {
         retried: job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0,
       }));
       const result = await storeFlush(this.opts, jobs);
+      const fanoutError = await this.fanOut(result.stored);
+      const unsent = new Set(fanoutError ? result.stored.map((s) => s.job.id) : []);
       result.outcomes.forEach((o, i) => {
-        if (o.stored) batch[i].resolve();
-        else batch[i].reject(o.final ? new UnrecoverableError(o.error.message) : o.error);
+        if (!o.stored) batch[i].reject(o.final ? new UnrecoverableError(o.error.message) : o.error);
+        else if (fanoutError && unsent.has(jobs[i].id)) batch[i].reject(fanoutError);
+        else batch[i].resolve();
       });
       if (result.isolated || result.jobs === 0) return;
       this.opts.onFlush?.({

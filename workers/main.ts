@@ -1,5 +1,5 @@
 // Boots the worker role: migrations, then BullMQ workers for each queue it serves.
-import { Worker } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { clickHouseTarget, createClickHouse } from '../lib/clickhouse/client';
 import { type Config, configOrExit } from '../lib/config';
 import { migrate } from '../lib/db/migrate';
@@ -12,7 +12,9 @@ import { reachClickHouse, reachPostgres, reachRedis } from '../lib/process/start
 import { WriterLag } from '../lib/queue/lag';
 import { QUEUE_NAMES } from '../lib/queue/queues';
 import { bullPrefix, createRedis, requireRedisVersion, warnUnlessNoEviction } from '../lib/redis';
+import { WebhookFanout } from '../lib/webhooks/fanout';
 import { markDisabledNotified } from '../lib/webhooks/store';
+import { WebhookSubscriptions } from '../lib/webhooks/subscriptions';
 import { systemResolve } from '../lib/webhooks/target';
 import { IngestWriter } from './ingestWriter';
 import { jobsProcessor } from './jobsRunner';
@@ -57,12 +59,22 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
   jobs.on('failed', (job, err) => logger.error({ job: job?.name, jobId: job?.id, err: err.message }, 'job failed'));
 
   const lag = new WriterLag(connection, config.REDIS_PREFIX);
+  // The writer queues webhook events on the connection it reads its jobs with (one Redis, one MULTI).
+  const webhookEvents = new Queue(QUEUE_NAMES.webhookEvents, { connection, prefix: bullPrefix(config.REDIS_PREFIX) });
+  webhookEvents.on('error', () => undefined);
   const writer = new IngestWriter({
     clickhouse,
     pool,
     queueRedis: connection,
     logger,
     concurrency: INGEST_CONCURRENCY,
+    webhooks: new WebhookFanout({
+      redis: connection,
+      redisPrefix: config.REDIS_PREFIX,
+      pool,
+      queue: webhookEvents,
+      subscriptions: new WebhookSubscriptions(pool),
+    }),
     onFlush: (stats) => {
       logger.debug(stats, 'ingest flush');
       lag.record(stats).catch(() => undefined);
@@ -114,9 +126,9 @@ export async function startWorker(config: Config): Promise<{ stop(): Promise<voi
     async stop() {
       await stopBeat();
       // close() waits for in-flight jobs; anything unfinished is handed back to the queue as stalled.
-      await Promise.all([jobs.close(), ingest.close(), webhooks.close()]);
-      await Promise.all([jobs.close(), ingest.close(), questions?.close()]);
+      await Promise.all([jobs.close(), ingest.close(), webhooks.close(), questions?.close()]);
       await writer.drain();
+      await webhookEvents.close();
       await Promise.allSettled([pool.end(), clickhouse.close(), connection.quit()]);
       logger.info('worker stopped');
     },

@@ -46,6 +46,17 @@ export interface FlushResult {
   dropped: number;
   /** The store refused data and the jobs were written one by one. */
   isolated: boolean;
+  /**
+   * The jobs whose events are all stored now (by this flush or an earlier attempt), with their payloads:
+   * not void, of a live website, not failed. What happened in them is fanned out to webhooks from here.
+   */
+  stored: StoredJob[];
+}
+
+export interface StoredJob {
+  job: FlushJob;
+  /** The job's whole payload, every event of it (absent when it has no event rows). */
+  payload?: Buffer;
 }
 
 /** Data a store refused (ClickHouse parse errors, PostgreSQL class 22 "data exception"): retrying cannot help. */
@@ -81,7 +92,7 @@ const EMPTY = Buffer.alloc(0);
  */
 export async function storeFlush(deps: FlushDeps, jobs: readonly FlushJob[]): Promise<FlushResult> {
   const outcomes: FlushOutcome[] = jobs.map(() => ({ stored: true }));
-  const result: FlushResult = { outcomes, jobs: 0, rows: 0, dropped: 0, isolated: false };
+  const result: FlushResult = { outcomes, jobs: 0, rows: 0, dropped: 0, isolated: false, stored: [] };
   if (jobs.length === 0) return result;
   // A website deleted after its events were queued takes them with it (its analytics were purged).
   const live = await liveWebsites(deps.pool, [...new Set(jobs.map((j) => j.data.websiteId))]);
@@ -101,14 +112,19 @@ export async function storeFlush(deps: FlushDeps, jobs: readonly FlushJob[]): Pr
     if (!isBadRowError(err) || batch.length === 1) throw err;
     // A store refused some job's data and stored nothing of it: job by job, one bad job cannot block the others.
     await isolate(deps, batch, prepared, outcomes);
-    return { ...result, isolated: true };
+    return { ...result, isolated: true, stored: storedJobs(batch, outcomes) };
   }
   return {
     ...result,
+    stored: storedJobs(batch, outcomes),
     jobs: batch.length,
     rows: prepared.reduce((n, p) => n + p.rows, 0),
     dropped: prepared.reduce((n, p) => n + p.dropped, 0),
   };
+}
+
+function storedJobs(batch: Entry[], outcomes: FlushOutcome[]): StoredJob[] {
+  return batch.filter((e) => !e.void && outcomes[e.at].stored).map((e) => ({ job: e.job, payload: e.payload }));
 }
 
 async function liveWebsites(pool: Pool, ids: string[]): Promise<Set<string>> {

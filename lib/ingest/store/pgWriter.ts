@@ -135,5 +135,14 @@ export async function writePayments(pool: Pool, records: PaymentRecord[]): Promi
       INSERT INTO payments (${PAYMENT_COLUMNS.join(', ')})
       SELECT ${PAYMENT_COLUMNS.map((c) => `p.${c}`).join(', ')} FROM payments_in p JOIN websites w ON w.id = p.website_id
       ON CONFLICT (event_id) DO NOTHING`);
+    // The visitor's first succeeded purchase, claimed once (visitor.converted; sql/postgres/019): the
+    // primary key serialises concurrent flushes, and a retried job finds its own claim again.
+    await client.query(`
+      INSERT INTO visitor_conversions (website_id, visitor_id, payment_event_id, converted_at)
+      SELECT DISTINCT ON (p.website_id, p.visitor_id) p.website_id, p.visitor_id, p.event_id, p.occurred_at
+      FROM payments_in p JOIN websites w ON w.id = p.website_id
+      WHERE p.status = 'succeeded' AND p.visitor_id IS NOT NULL
+      ORDER BY p.website_id, p.visitor_id, p.occurred_at, p.event_id
+      ON CONFLICT DO NOTHING`);
   });
 }
