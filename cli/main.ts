@@ -81,14 +81,14 @@ const COMMANDS: Record<string, Command> = {
   'queue failed': {
     summary: 'list jobs that failed for good',
     usage:
-      'tidemark queue failed [--queue ingest|jobs|webhook-events|webhook-deliveries] [--limit N]\n  Lists jobs that failed for good (retries exhausted or malformed), newest first.',
+      'tidemark queue failed [--queue ingest|jobs|webhook-events|webhook-deliveries|llm] [--limit N]\n  Lists jobs that failed for good (retries exhausted or malformed), newest first.',
     options: { queue: { type: 'string' }, limit: { type: 'string' } },
     load: () => import('./commands/queue').then((m) => m.runQueueFailed),
   },
   'queue retry': {
     summary: 'move failed jobs back to the queue',
     usage:
-      'tidemark queue retry [--queue ingest|jobs|webhook-events|webhook-deliveries] (--id <job id> | --all)\n  Moves failed jobs back to the queue to be processed again.',
+      'tidemark queue retry [--queue ingest|jobs|webhook-events|webhook-deliveries|llm] (--id <job id> | --all)\n  Moves failed jobs back to the queue to be processed again.',
     options: { queue: { type: 'string' }, id: { type: 'string' }, all: { type: 'boolean' } },
     load: () => import('./commands/queue').then((m) => m.runQueueRetry),
   },

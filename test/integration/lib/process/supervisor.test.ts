@@ -240,6 +240,7 @@ describe('npm start (all roles under the supervisor)', () => {
             'jobs',
             'webhook-events',
             'webhook-deliveries',
+            'llm',
           ]);
         }
         const started = Date.now();
