@@ -17,16 +17,13 @@ import {
 } from '../lib/notifications/deliver';
 import { type NotificationKind, sendOnce, wasSent } from '../lib/notifications/sentLog';
 import { postToSlack } from '../lib/notifications/slack';
+import type { JobScope } from './context';
 
 /** Anomalies detected longer ago than this are not alerted any more (e.g. when alerts are switched on). */
 export const ALERT_LOOKBACK_MS = 24 * 3600_000;
 
 /** A resolution is told within this long of resolving (runs every few minutes: only missed runs need it). */
 const RESOLUTION_LOOKBACK_MS = 7 * 24 * 3600_000;
-
-interface Scope {
-  websiteId?: string;
-}
 
 export interface AnomalyAlertsRun {
   websites: number;
@@ -47,7 +44,7 @@ interface SiteRow {
 
 export async function anomalyAlerts(
   ctx: NotifyContext & { logger: Logger; pool: Pool },
-  scope: Scope,
+  scope: JobScope,
   now = Date.now(),
 ): Promise<AnomalyAlertsRun> {
   const settings = notifySettings(ctx);

@@ -17,13 +17,8 @@ import { buildReport, periodKey, type ReportKind, renderReport, reportPeriod } f
 import { sendOnce } from '../lib/notifications/sentLog';
 import { type LocalDate, today } from '../lib/stats/time';
 import { usableTimeZone } from '../lib/stats/timeZones';
+import type { JobScope } from './context';
 import { scopeDay } from './scope';
-
-interface Scope {
-  websiteId?: string;
-  /** YYYY-MM-DD: the local day to send as of (a Monday sends the weekly report, a 1st the monthly one). */
-  date?: string;
-}
 
 export interface EmailReportsRun {
   websites: number;
@@ -45,7 +40,7 @@ interface SiteRow {
 
 export async function emailReports(
   ctx: NotifyContext & { pool: Pool; clickhouse: ClickHouseClient },
-  scope: Scope,
+  scope: JobScope,
   now = Date.now(),
 ): Promise<EmailReportsRun> {
   const requested = scopeDay(scope);

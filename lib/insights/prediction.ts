@@ -7,9 +7,9 @@
 // residuals of those 14 days give σ; the sum of r remaining days has variance r·σ² plus (Σ factors)²·σ²/m for
 // the level's own uncertainty (m days estimated it), and the interval is ±1.96 standard deviations (95 %),
 // never below what the month already has.
-import { addDays, daysBetween, formatDate, type LocalDate } from '../stats/time';
+import { addDays, daysBetween, formatDate, type LocalDate, monthName } from '../stats/time';
 import type { InsightDraft } from './store';
-import { money, monthName, num, pctChange } from './text';
+import { money, num, pctChange } from './text';
 
 export const FORECAST = { minDays: 7, levelDays: 14, patternWeeks: 8, z: 1.96 } as const;
 

@@ -23,19 +23,3 @@ export function pctChange(now: number, before: number): number | null {
 
 /** A finite number or 0: no NaN or Infinity ever reaches a row or a response. */
 export const finite = (n: number): number => (Number.isFinite(n) ? n : 0);
-
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-export const monthName = (month: number): string => MONTHS[month - 1];

@@ -8,7 +8,7 @@ import { escapeHtml } from '../public/html';
 import { runConversions } from '../stats/conversions';
 import type { StatsRow } from '../stats/model';
 import { byMetricDesc, runStats } from '../stats/run';
-import { addDays, addMonths, formatDate, type LocalDate, startOfDay } from '../stats/time';
+import { addDays, addMonths, formatDate, type LocalDate, monthName, startOfDay } from '../stats/time';
 
 export type ReportKind = 'weekly' | 'monthly';
 
@@ -149,26 +149,12 @@ export async function buildReport(
 // ---- rendering ----------------------------------------------------------------------------------------------
 
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 
-const shortDate = (d: LocalDate) => `${d.day} ${MONTHS[d.month - 1].slice(0, 3)} ${d.year}`;
+const shortDate = (d: LocalDate) => `${d.day} ${monthName(d.month).slice(0, 3)} ${d.year}`;
 
 /** "16–22 Nov 2026" for a week, "November 2026" for a month. */
 export function periodLabel(kind: ReportKind, p: ReportPeriod): string {
-  if (kind === 'monthly') return `${MONTHS[p.first.month - 1]} ${p.first.year}`;
+  if (kind === 'monthly') return `${monthName(p.first.month)} ${p.first.year}`;
   return `${shortDate(p.first)} – ${shortDate(p.last)}`;
 }
 

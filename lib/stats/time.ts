@@ -137,3 +137,20 @@ export function hourLabels(d: LocalDate, timeZone: string): string[] {
 
 /** An epoch-milliseconds value (ClickHouse returns 64-bit numbers as strings) as an ISO 8601 instant. */
 export const isoFromMs = (ms: string | number): string => new Date(Number(ms)).toISOString();
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+/** A month's English name, 1 = January. */
+export const monthName = (month: number): string => MONTHS[month - 1];
